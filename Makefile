@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# hibernate-lab: a thin index of targets; the work is done by tools/.
+# The kernel tree and every build live under $(HIBLAB_CACHE_DIR), by default
+# ~/.cache/hibernate-lab (see README.md).
+
+LAB := ./tools/lab.py
+
+.PHONY: help setup tree export status test kunit clean
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## setup   install the Debian packages the project needs (apt-get, as root)
+setup:
+	$(LAB) setup
+
+## tree    import the pinned base and build the topic branch (FORCE=1 to
+##         rebuild over unexported work)
+tree: setup
+	$(LAB) tree
+
+## export  write the topic branch's commits back into branch-overlay/
+export:
+	$(LAB) export
+
+## status  show where the kernel tree stands against branch-overlay/
+status:
+	$(LAB) status
+
+## test    run every check; ends with 'N passed, N failed'
+test: setup
+	$(LAB) test
+
+## clean   remove results/ (the cache tree and builds stay; see README)
+clean:
+	rm -rf results

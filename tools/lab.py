@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""hibernate-lab: the pinned base, the topic branch and the project's checks.
+
+  lab.py setup    install the Debian packages the project needs
+  lab.py tree     import the pinned base and build the topic branch
+  lab.py export   write the topic branch's commits back to branch-overlay/
+  lab.py status   where the tree stands against the overlay
+  lab.py test     run every check, one verdict line each
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import lab_base
+import lab_checks
+import lab_overlay
+import lab_paths
+import lab_setup
+import lab_tree
+from lab_errors import LabError
+
+
+def tree_request(args: argparse.Namespace) -> lab_tree.TreeRequest:
+	return lab_tree.TreeRequest(repo=lab_paths.REPO_ROOT,
+				    cache=lab_paths.cache_dir(),
+				    force=getattr(args, 'force', False))
+
+
+def setup_handler(args: argparse.Namespace) -> int:
+	pin = lab_base.read_pin(lab_paths.base_pin_file())
+	specs = lab_setup.wanted(pin, lab_setup.read_package_list())
+	lab_setup.install(lab_setup.missing(specs),
+			  lab_paths.cache_dir() / 'logs' / 'apt.log')
+	return 0
+
+
+def tree_handler(args: argparse.Namespace) -> int:
+	tree = lab_tree.build_topic(tree_request(args))
+	print(f'tree: {tree.path} on branch {lab_overlay.TOPIC}')
+	return 0
+
+
+def export_handler(args: argparse.Namespace) -> int:
+	tree = lab_tree.open_base(tree_request(args))
+	n = lab_overlay.export_topic(tree.git, tree.base,
+				     lab_paths.overlay_dir())
+	print(f'export: {n} step(s) in {lab_paths.overlay_dir()}')
+	return 0
+
+
+def status_handler(args: argparse.Namespace) -> int:
+	tree = lab_tree.open_base(tree_request(args))
+	topic = tree.git.rev(lab_overlay.TOPIC)
+	print(f'tree:   {tree.path}')
+	print(f'base:   {tree.pin.tag} = {tree.base[:12]} '
+	      f'({tree.pin.package} {tree.pin.package_version})')
+	print(f'topic:  {topic[:12] if topic else "(not built)"}')
+	reason = lab_overlay.unexported(tree.git, tree.base)
+	print(f'state:  {reason or "in sync with branch-overlay/"}')
+	return 0
+
+
+def test_handler(args: argparse.Namespace) -> int:
+	return lab_checks.run_all(lab_checks.TestRequest(
+		repo=lab_paths.REPO_ROOT, cache=lab_paths.cache_dir(),
+		only=args.only, jobs=args.jobs))
+
+
+def main(argv: list) -> int:
+	parser = argparse.ArgumentParser(
+		description='hibernate-lab: x86-64 hibernation resume workspace')
+	sub = parser.add_subparsers(dest='command', required=True)
+	sub.add_parser('setup', help='install missing Debian packages'
+		       ).set_defaults(handler=setup_handler)
+	p = sub.add_parser('tree', help='import the base, build the topic '
+			   'branch from branch-overlay/')
+	p.add_argument('--force', action='store_true',
+		       default=bool(os.environ.get('FORCE')),
+		       help='rebuild even over uncommitted or unexported work')
+	p.set_defaults(handler=tree_handler)
+	sub.add_parser('export', help='write the topic branch back to '
+		       'branch-overlay/').set_defaults(handler=export_handler)
+	sub.add_parser('status', help='show the tree against the overlay'
+		       ).set_defaults(handler=status_handler)
+	p = sub.add_parser('test', help='run every check')
+	p.add_argument('--only', action='append', default=[],
+		       help='run only the named check (repeatable)')
+	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
+	p.set_defaults(handler=test_handler)
+	args = parser.parse_args(argv)
+	try:
+		return args.handler(args)
+	except LabError as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 1
+	except KeyboardInterrupt:
+		print('error: interrupted', file=sys.stderr)
+		return 130
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The pinned base: read linux-base.txt, verify the tarball, import it.
+
+The import unpacks the tarball into a git tree outside the repository,
+commits it as one root commit with a fixed identity and date (so the base
+commit id is the same on every machine) and tags it base/<kernel_version>.
+"""
+
+import dataclasses
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Callable, Dict, Optional
+
+from lab_errors import LabError
+from lab_git import Git
+
+PIN_KEYS = ('package', 'package_version', 'tarball', 'sha256',
+	    'kernel_version')
+
+# Fixed identity and date of the base commit: the commit id then depends on
+# the tarball's contents alone.
+BASE_IDENTITY = {
+	'GIT_AUTHOR_NAME': 'hibernate-lab base import',
+	'GIT_AUTHOR_EMAIL': 'base-import@hibernate-lab.invalid',
+	'GIT_AUTHOR_DATE': '1970-01-01T00:00:00+0000',
+	'GIT_COMMITTER_NAME': 'hibernate-lab base import',
+	'GIT_COMMITTER_EMAIL': 'base-import@hibernate-lab.invalid',
+	'GIT_COMMITTER_DATE': '1970-01-01T00:00:00+0000',
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class BasePin:
+	package: str
+	package_version: str
+	tarball: Path
+	sha256: str
+	kernel_version: str
+
+	@property
+	def tag(self) -> str:
+		return f'base/{self.kernel_version}'
+
+	def install_hint(self) -> str:
+		return (f'run `make setup` (apt-get install '
+			f'{self.package}={self.package_version})')
+
+
+def read_pin(path: Path) -> BasePin:
+	"""Parses `key = value` lines; '#' starts a comment."""
+	try:
+		lines = path.read_text().splitlines()
+	except OSError as e:
+		raise LabError(f'cannot read base pin {path}', e.strerror or '')
+	facts: Dict[str, str] = {}
+	for n, line in enumerate(lines, 1):
+		line = line.split('#', 1)[0].strip()
+		if not line:
+			continue
+		key, sep, value = (s.strip() for s in line.partition('='))
+		if not sep or key not in PIN_KEYS or key in facts:
+			raise LabError(f'{path}:{n}: bad line {line!r}',
+				       f'expected one `key = value` per key of '
+				       f'{", ".join(PIN_KEYS)}')
+		facts[key] = value
+	missing = [k for k in PIN_KEYS if k not in facts]
+	if missing:
+		raise LabError(f'{path}: missing {", ".join(missing)}',
+			       'add the key(s) to the pin')
+	return BasePin(facts['package'], facts['package_version'],
+		       Path(facts['tarball']), facts['sha256'].lower(),
+		       facts['kernel_version'])
+
+
+def sha256_file(path: Path) -> str:
+	digest = hashlib.sha256()
+	with path.open('rb') as f:
+		for chunk in iter(lambda: f.read(1 << 20), b''):
+			digest.update(chunk)
+	return digest.hexdigest()
+
+
+def dpkg_version(package: str) -> Optional[str]:
+	"""The installed version of a Debian package, or None."""
+	try:
+		out = subprocess.run(['dpkg-query', '-W', '-f',
+				      '${db:Status-Abbrev}${Version}', package],
+				     stdout=subprocess.PIPE,
+				     stderr=subprocess.DEVNULL, check=False)
+	except FileNotFoundError:
+		return None
+	text = out.stdout.decode().strip()
+	return text[3:].strip() if text.startswith('ii') else None
+
+
+def base_message(pin: BasePin) -> str:
+	return (f'Import {pin.package} {pin.package_version} as the pristine '
+		f'base\n\n'
+		f'package: {pin.package}\n'
+		f'version: {pin.package_version}\n'
+		f'tarball: {pin.tarball.name}\n'
+		f'sha256: {pin.sha256}\n'
+		f'kernel: {pin.kernel_version}\n')
+
+
+def check_existing(pin: BasePin, git: Git) -> str:
+	"""Verifies an already imported tree; returns the base commit id."""
+	if not git.is_repo():
+		raise LabError(f'{git.worktree} exists but is not a git tree',
+			       'remove it (or set HIBLAB_CACHE_DIR elsewhere) '
+			       'and run `make tree` again')
+	base = git.rev(pin.tag)
+	if base is None:
+		raise LabError(f'{git.worktree} has no tag {pin.tag} (imported '
+			       f'from another pin?)', 'remove the tree or set '
+			       'HIBLAB_CACHE_DIR to a new directory')
+	message = git.text(['log', '-1', '--format=%B', base])
+	parents = git.text(['log', '-1', '--format=%P', base])
+	if parents or f'sha256: {pin.sha256}' not in message.splitlines():
+		raise LabError(f'tag {pin.tag} in {git.worktree} points to '
+			       f'{base[:12]}, which is not the import of sha256 '
+			       f'{pin.sha256[:12]}', 'remove the tree or set '
+			       'HIBLAB_CACHE_DIR to a new directory')
+	return base
+
+
+def verify_tarball(pin: BasePin,
+		   installed: Callable[[str], Optional[str]]) -> None:
+	version = installed(pin.package)
+	if version != pin.package_version:
+		have = f'version {version} is' if version else 'it is not'
+		raise LabError(f'{pin.package} {pin.package_version} is pinned '
+			       f'but {have} installed', pin.install_hint())
+	if not pin.tarball.is_file():
+		raise LabError(f'{pin.tarball} is missing although '
+			       f'{pin.package} is installed',
+			       f'reinstall it: apt-get install --reinstall '
+			       f'{pin.package}={pin.package_version}')
+	actual = sha256_file(pin.tarball)
+	if actual != pin.sha256:
+		raise LabError(f'{pin.tarball} has sha256 {actual[:16]}..., '
+			       f'linux-base.txt pins {pin.sha256[:16]}...',
+			       'reinstall the pinned package version, or update '
+			       'the pin if the base really changed')
+
+
+def import_base(pin: BasePin, tree: Path,
+		installed: Optional[Callable[[str], Optional[str]]] = None,
+		progress: Callable[[str], None] = print) -> Git:
+	"""Makes `tree` hold the pinned base at tag base/<version>.
+
+	A no-op when the tree is there and its tag is the verified import. The
+	import happens in a sibling directory that is renamed into place only
+	when complete, so an interrupted import never looks like a base.
+	"""
+	git = Git(tree)
+	if tree.exists():
+		check_existing(pin, git)
+		return git
+	verify_tarball(pin, installed or dpkg_version)
+	staging = tree.with_name(tree.name + '.importing')
+	shutil.rmtree(staging, ignore_errors=True)
+	staging.mkdir(parents=True)
+	progress(f'base: unpacking {pin.tarball.name} ({pin.package_version})')
+	proc = subprocess.run(['tar', '-xf', str(pin.tarball), '-C',
+			       str(staging), '--strip-components=1',
+			       '--no-same-owner'], stderr=subprocess.PIPE,
+			      check=False)
+	if proc.returncode != 0:
+		shutil.rmtree(staging, ignore_errors=True)
+		raise LabError(f'cannot unpack {pin.tarball}: '
+			       f'{proc.stderr.decode().strip()}',
+			       'check the disk space under the cache directory')
+	progress(f'base: committing the pristine tree as {pin.tag}')
+	stage = Git(staging)
+	stage.run(['init', '-q', '-b', 'base'])
+	stage.run(['config', 'feature.manyFiles', 'true'])
+	stage.run(['config', 'user.name', 'hibernate-lab'])
+	stage.run(['config', 'user.email', 'hibernate-lab@invalid'])
+	# -f: the tarball is the truth, even where a .gitignore says otherwise.
+	stage.run(['add', '-A', '-f', '.'])
+	stage.run(['commit', '-q', '--no-verify', '-F', '-'],
+		  env=BASE_IDENTITY, stdin=base_message(pin).encode())
+	stage.run(['tag', pin.tag])
+	staging.rename(tree)
+	return git

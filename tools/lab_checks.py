@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`make test`: every check of the project, one verdict line each.
+
+A check is a function taking the run's context and returning a Verdict (or
+raising LabError, which is its FAIL detail).  Details go to files under
+results/<run>/; the terminal gets one line per check and the closing
+'N passed, N failed' line.
+"""
+
+import dataclasses
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+import lab_overlay
+import lab_paths
+import lab_tree
+import lab_verdict
+from lab_errors import LabError
+from lab_verdict import FAIL, PASS, Verdict
+
+
+@dataclasses.dataclass(frozen=True)
+class TestRequest:
+	repo: Path
+	cache: Path
+	only: List[str]
+	jobs: int
+
+
+@dataclasses.dataclass
+class Context:
+	req: TestRequest
+	results: Path
+	tree: Optional[lab_tree.Tree] = None
+
+	def need_tree(self) -> lab_tree.Tree:
+		if self.tree is None:
+			raise LabError('no kernel tree (the tree check failed)')
+		return self.tree
+
+	def log(self, name: str) -> Path:
+		return self.results / f'{name}.log'
+
+
+def check_host_unit_tests(ctx: Context) -> Verdict:
+	"""The tools' own unit tests: fake base, fake steps, no kernel."""
+	log = ctx.log('host-unit-tests')
+	with log.open('w') as f:
+		rc = subprocess.run([sys.executable, '-m', 'unittest', 'discover',
+				     '-s', str(ctx.req.repo / 'tools'), '-p',
+				     '*_test.py'], stdout=f, stderr=subprocess.STDOUT,
+				    check=False).returncode
+	text = log.read_text()
+	m = re.search(r'^Ran (\d+) tests?', text, re.M)
+	ran = int(m.group(1)) if m else 0
+	if rc != 0 or ran == 0:
+		tail = text.strip().splitlines()[-1:] or ['no output']
+		return Verdict('host-unit-tests', FAIL,
+			       f'{tail[0]} ({ran} ran; see {log})')
+	return Verdict('host-unit-tests', PASS, f'{ran} tests')
+
+
+def check_tree(ctx: Context) -> Verdict:
+	"""Base import and topic branch, built the way `make tree` does."""
+	log = ctx.log('tree')
+	with log.open('w') as f:
+		ctx.tree = lab_tree.ensure_topic(
+			lab_tree.TreeRequest(ctx.req.repo, ctx.req.cache),
+			progress=lambda s: print(s, file=f, flush=True))
+	git = ctx.tree.git
+	topic = git.rev(lab_overlay.TOPIC)
+	steps = lab_overlay.read_steps(lab_paths.overlay_dir(ctx.req.repo))
+	again = lab_overlay.build_commits(git, ctx.tree.base, steps)
+	if git.tree_of(again) != git.tree_of(lab_overlay.TOPIC):
+		return Verdict('tree', FAIL, f'{lab_overlay.TOPIC} '
+			       f'{topic[:12]} is not what branch-overlay/ builds '
+			       f'({again[:12]}); see {log}')
+	return Verdict('tree', PASS, f'{len(steps)} step(s) on '
+		       f'{ctx.tree.pin.tag}, {lab_overlay.TOPIC} = {topic[:12]}')
+
+
+def check_overlay_roundtrip(ctx: Context) -> Verdict:
+	"""Export the topic branch and rebuild it: the tree must not change."""
+	tree = ctx.need_tree()
+	with tempfile.TemporaryDirectory(prefix='roundtrip-') as tmp:
+		n = lab_overlay.export_topic(tree.git, tree.base, Path(tmp),
+					     progress=lambda s: None,
+					     mark_synced=False)
+		rebuilt = lab_overlay.build_commits(
+			tree.git, tree.base, lab_overlay.read_steps(Path(tmp)))
+	want = tree.git.tree_of(lab_overlay.TOPIC)
+	got = tree.git.tree_of(rebuilt)
+	if got != want:
+		return Verdict('overlay-roundtrip', FAIL,
+			       f'export+rebuild gives tree {got[:12]}, '
+			       f'{lab_overlay.TOPIC} has {want[:12]}')
+	return Verdict('overlay-roundtrip', PASS,
+		       f'{n} step(s), tree {want[:12]} reproduced')
+
+
+CHECKS: Dict[str, Callable[[Context], Verdict]] = {
+	'host-unit-tests': check_host_unit_tests,
+	'tree': check_tree,
+	'overlay-roundtrip': check_overlay_roundtrip,
+}
+
+
+def run_all(req: TestRequest) -> int:
+	unknown = [n for n in req.only if n not in CHECKS]
+	if unknown:
+		print(f'error: unknown check(s) {", ".join(unknown)}: choose from '
+		      f'{", ".join(CHECKS)}', file=sys.stderr)
+		return 2
+	results = lab_paths.results_dir(req.repo) / \
+		time.strftime('test-%Y%m%d-%H%M%S')
+	results.mkdir(parents=True, exist_ok=True)
+	print(f'test: details in {results}', flush=True)
+	ctx = Context(req, results)
+	verdicts = []
+	for name, check in CHECKS.items():
+		if req.only and name not in req.only and name != 'tree':
+			continue
+		print(f'test: running {name} ...', flush=True)
+		start = time.monotonic()
+		try:
+			v = check(ctx)
+		except LabError as e:
+			v = Verdict(name, FAIL, str(e))
+		v = dataclasses.replace(v, seconds=time.monotonic() - start)
+		verdicts.append(v)
+		lab_verdict.report(v, sys.stdout)
+	lab_verdict.write_json(results / 'verdicts.json', verdicts)
+	print(lab_verdict.summary(verdicts), flush=True)
+	return 0 if all(v.status != FAIL for v in verdicts) else 1

@@ -1,0 +1,386 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of the host tools; a tiny fake base stands in for the kernel."""
+
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+import lab_base
+import lab_overlay
+import lab_paths
+import lab_setup
+import lab_tree
+import lab_verdict
+from lab_errors import LabError
+from lab_git import Git
+
+FAKE_FILES = {
+	'Makefile': 'VERSION = 6\n',
+	'arch/x86/mm/ident_map.c': 'int ident;\n',
+	'arch/x86/power/hibernate.c': 'int hib;\n',
+	'kernel/power/old.c': 'int old;\n',
+	# Ignored by the fake tree's own .gitignore, still part of the base.
+	'.gitignore': '*.o\n',
+	'scripts/prebuilt.o': 'blob\n',
+}
+AUTHOR = 'Test Dev <dev@example.org>'
+
+
+def make_tarball(path: Path, files: dict) -> None:
+	with tarfile.open(path, 'w:xz') as tar:
+		for name, text in sorted(files.items()):
+			data = text.encode()
+			info = tarfile.TarInfo(f'linux-source-fake/{name}')
+			info.size = len(data)
+			tar.addfile(info, io.BytesIO(data))
+
+
+def installed_ok(package: str) -> str:
+	return '1.0-1'
+
+
+def quiet(_: str) -> None:
+	pass
+
+
+class FakeBase:
+	"""A repo with linux-base.txt pinning a fake tarball, and a cache."""
+
+	def __init__(self, root: Path, files: dict = FAKE_FILES) -> None:
+		self.repo = root / 'repo'
+		self.cache = root / 'cache'
+		(self.repo / 'branch-overlay').mkdir(parents=True)
+		self.tarball = root / 'linux-source-fake.tar.xz'
+		make_tarball(self.tarball, files)
+		self.write_pin(lab_base.sha256_file(self.tarball))
+
+	def write_pin(self, sha: str) -> None:
+		lab_paths.base_pin_file(self.repo).write_text(
+			'# fake pin\n'
+			'package = linux-source-fake\n'
+			'package_version = 1.0-1\n'
+			f'tarball = {self.tarball}\n'
+			f'sha256 = {sha}\n'
+			'kernel_version = 6.0.1\n')
+
+	@property
+	def pin(self) -> lab_base.BasePin:
+		return lab_base.read_pin(lab_paths.base_pin_file(self.repo))
+
+	@property
+	def tree(self) -> Path:
+		return lab_paths.tree_dir(self.cache)
+
+	def request(self, force: bool = False) -> lab_tree.TreeRequest:
+		return lab_tree.TreeRequest(self.repo, self.cache, force)
+
+	def build(self, force: bool = False) -> lab_tree.Tree:
+		with mock.patch.object(lab_base, 'dpkg_version', installed_ok):
+			return lab_tree.build_topic(self.request(force), quiet)
+
+	def open(self) -> lab_tree.Tree:
+		with mock.patch.object(lab_base, 'dpkg_version', installed_ok):
+			return lab_tree.open_base(self.request(), quiet)
+
+
+def commit_in_tree(git: Git, message: str, date: str) -> str:
+	env = dict(lab_overlay.identity_env(AUTHOR, date))
+	env['GIT_COMMITTER_DATE'] = '2030-01-01T00:00:00+00:00'
+	git.run(['add', '-A'])
+	git.run(['commit', '-q', '-F', '-'], stdin=message.encode(), env=env)
+	return git.text(['rev-parse', 'HEAD'])
+
+
+class LabTestCase(unittest.TestCase):
+	def setUp(self) -> None:
+		self._tmp = tempfile.TemporaryDirectory(prefix='lab-test-')
+		self.root = Path(self._tmp.name)
+		self.addCleanup(self._tmp.cleanup)
+		self.fake = FakeBase(self.root)
+
+
+class PinTest(LabTestCase):
+	def test_reads_every_fact(self) -> None:
+		pin = self.fake.pin
+		self.assertEqual(pin.package, 'linux-source-fake')
+		self.assertEqual(pin.kernel_version, '6.0.1')
+		self.assertEqual(pin.tag, 'base/6.0.1')
+		self.assertEqual(pin.tarball, self.fake.tarball)
+
+	def test_real_pin_is_complete(self) -> None:
+		pin = lab_base.read_pin(lab_paths.base_pin_file())
+		self.assertEqual(pin.package, 'linux-source-6.12')
+		self.assertEqual(len(pin.sha256), 64)
+		self.assertTrue(pin.package_version.startswith(pin.kernel_version))
+
+	def test_missing_key_is_named(self) -> None:
+		path = self.root / 'pin.txt'
+		path.write_text('package = x\n')
+		with self.assertRaisesRegex(LabError, 'missing package_version'):
+			lab_base.read_pin(path)
+
+	def test_bad_and_duplicate_lines(self) -> None:
+		path = self.root / 'pin.txt'
+		for text in ('package x\n', 'color = red\n',
+			     'package = a\npackage = b\n'):
+			path.write_text(text)
+			with self.assertRaisesRegex(LabError, r'pin.txt:\d: bad line'):
+				lab_base.read_pin(path)
+
+
+class ImportTest(LabTestCase):
+	def test_import_commits_and_tags_the_tarball(self) -> None:
+		tree = self.fake.open()
+		git = tree.git
+		self.assertEqual(git.rev('base/6.0.1'), tree.base)
+		files = git.text(['ls-files']).splitlines()
+		self.assertEqual(sorted(files), sorted(FAKE_FILES))
+		msg = git.text(['log', '-1', '--format=%B', tree.base])
+		self.assertIn(f'sha256: {self.fake.pin.sha256}', msg)
+		self.assertIn('version: 1.0-1', msg)
+		self.assertFalse(git.dirty_paths())
+
+	def test_reimport_is_a_noop_and_ids_are_machine_independent(self) -> None:
+		first = self.fake.open()
+		mtime = (self.fake.tree / 'Makefile').stat().st_mtime_ns
+		self.assertEqual(self.fake.open().base, first.base)
+		self.assertEqual((self.fake.tree / 'Makefile').stat().st_mtime_ns,
+				 mtime)
+		other = lab_base.import_base(self.fake.pin, self.root / 'other',
+					     installed_ok, quiet)
+		self.assertEqual(other.rev('base/6.0.1'), first.base)
+
+	def test_wrong_sha256_is_refused_and_nothing_written(self) -> None:
+		self.fake.write_pin('0' * 64)
+		with self.assertRaisesRegex(LabError, 'linux-base.txt pins 0000'):
+			self.fake.open()
+		self.assertFalse(self.fake.tree.exists())
+		self.assertFalse(self.fake.cache.exists() and
+				 any(self.fake.cache.iterdir()))
+
+	def test_missing_package_says_make_setup(self) -> None:
+		with self.assertRaisesRegex(LabError, 'not installed: run `make '
+					    'setup`'):
+			lab_base.import_base(self.fake.pin, self.fake.tree,
+					     lambda p: None, quiet)
+		with self.assertRaisesRegex(LabError, 'version 0.9 is installed'):
+			lab_base.import_base(self.fake.pin, self.fake.tree,
+					     lambda p: '0.9', quiet)
+		self.assertFalse(self.fake.tree.exists())
+
+	def test_base_tag_pointing_elsewhere_is_refused(self) -> None:
+		git = self.fake.open().git
+		(self.fake.tree / 'Makefile').write_text('VERSION = 7\n')
+		commit_in_tree(git, 'other\n', '2026-01-01T00:00:00+00:00')
+		git.run(['tag', '-f', 'base/6.0.1'])
+		with self.assertRaisesRegex(LabError, 'not the import of sha256'):
+			self.fake.open()
+
+	def test_stale_tree_of_another_pin_is_refused(self) -> None:
+		self.fake.open()
+		self.fake.tree.joinpath('.git').rename(self.root / 'moved-git')
+		with self.assertRaisesRegex(LabError, 'is not a git tree'):
+			self.fake.open()
+
+	def test_interrupted_import_is_redone(self) -> None:
+		staging = self.fake.tree.with_name('linux.importing')
+		staging.mkdir(parents=True)
+		(staging / 'junk').write_text('half\n')
+		tree = self.fake.open()
+		self.assertFalse(staging.exists())
+		self.assertNotIn('junk', tree.git.text(['ls-files']))
+
+
+class OverlayTest(LabTestCase):
+	def edit_and_commit(self, git: Git) -> None:
+		"""Two commits that modify, add (with mode), and delete."""
+		tree = self.fake.tree
+		(tree / 'arch/x86/mm/ident_map.c').write_text('int ident2;\n')
+		(tree / 'arch/x86/mm/ident_map_kunit.c').write_text('int t;\n')
+		commit_in_tree(git, 'x86/mm/ident_map: Add a test\n\nWhy.\n\n'
+			       'Signed-off-by: Test Dev <dev@example.org>\n',
+			       '2026-12-01T10:00:00+01:00')
+		(tree / 'kernel/power/old.c').unlink()
+		script = tree / 'scripts/run.sh'
+		script.write_text('#!/bin/sh\n')
+		script.chmod(0o755)
+		commit_in_tree(git, 'PM: hibernate: Drop old.c\n\nBecause.\n',
+			       '2026-12-02T10:00:00+00:00')
+
+	def test_empty_series_is_the_base(self) -> None:
+		tree = self.fake.build()
+		self.assertEqual(tree.git.rev('topic'), tree.base)
+		self.assertEqual(tree.git.text(['symbolic-ref', 'HEAD']),
+				 'refs/heads/topic')
+
+	def test_export_then_rebuild_gives_the_same_tree(self) -> None:
+		git = self.fake.build().git
+		self.edit_and_commit(git)
+		dev_tree = git.tree_of('topic')
+		overlay = lab_paths.overlay_dir(self.fake.repo)
+		(overlay / 'cover-letter.txt').write_text('cover\n')
+		self.assertEqual(lab_overlay.export_topic(
+			git, git.rev('base/6.0.1'), overlay, quiet), 2)
+		steps = sorted(p.name for p in overlay.iterdir())
+		self.assertEqual(steps, ['0001-x86-mm-ident-map-add-a-test',
+					 '0002-pm-hibernate-drop-old-c',
+					 'cover-letter.txt'])
+		manifest = (overlay / steps[1] / 'manifest').read_text()
+		self.assertIn('A 100755 - scripts/run.sh', manifest)
+		self.assertRegex(manifest, r'D - [0-9a-f]{40} kernel/power/old.c')
+		first = self.fake.build().git.rev('topic')
+		self.assertEqual(git.tree_of('topic'), dev_tree)
+		self.assertEqual(self.fake.build().git.rev('topic'), first)
+		log = git.text(['log', '--format=%an|%aI|%cI|%s', 'topic', '-2'])
+		self.assertEqual(log.splitlines()[1], 'Test Dev|'
+				 '2026-12-01T10:00:00+01:00|'
+				 '2026-12-01T10:00:00+01:00|'
+				 'x86/mm/ident_map: Add a test')
+		body = git.text(['log', '-1', '--format=%B', 'topic~1'])
+		self.assertTrue(body.endswith('Signed-off-by: Test Dev '
+					      '<dev@example.org>'))
+
+	def test_commit_ids_do_not_depend_on_the_machine(self) -> None:
+		git = self.fake.build().git
+		self.edit_and_commit(git)
+		lab_overlay.export_topic(git, git.rev('base/6.0.1'),
+					 lab_paths.overlay_dir(self.fake.repo), quiet)
+		first = self.fake.build().git.rev('topic')
+		other = FakeBase(self.root / 'second')
+		other_overlay = lab_paths.overlay_dir(other.repo)
+		other_overlay.rmdir()
+		lab_paths.overlay_dir(self.fake.repo).rename(other_overlay)
+		self.assertEqual(other.build().git.rev('topic'), first)
+
+	def test_rebuild_leaves_unchanged_files_alone(self) -> None:
+		git = self.fake.build().git
+		self.edit_and_commit(git)
+		lab_overlay.export_topic(git, git.rev('base/6.0.1'),
+					 lab_paths.overlay_dir(self.fake.repo), quiet)
+		path = self.fake.tree / 'arch/x86/mm/ident_map.c'
+		before = path.stat().st_mtime_ns
+		self.fake.build()
+		self.assertEqual(path.stat().st_mtime_ns, before)
+
+	def test_dirty_tree_is_refused_and_kept(self) -> None:
+		git = self.fake.build().git
+		edited = self.fake.tree / 'Makefile'
+		edited.write_text('work in progress\n')
+		with self.assertRaisesRegex(LabError, 'uncommitted changes: '
+					    'Makefile'):
+			self.fake.build()
+		self.assertEqual(edited.read_text(), 'work in progress\n')
+		self.fake.build(force=True)
+		self.assertEqual(edited.read_text(), 'VERSION = 6\n')
+		self.assertFalse(git.dirty_paths())
+
+	def test_unexported_commit_is_refused_and_kept(self) -> None:
+		git = self.fake.build().git
+		(self.fake.tree / 'Makefile').write_text('VERSION = 8\n')
+		mine = commit_in_tree(git, 'mine\n', '2026-12-01T00:00:00+00:00')
+		with self.assertRaisesRegex(LabError, r'1 commit\(s\) not exported'):
+			self.fake.build()
+		self.assertEqual(git.rev('topic'), mine)
+		with self.assertRaisesRegex(LabError, 'not exported'):
+			with mock.patch.object(lab_base, 'dpkg_version',
+					       installed_ok):
+				lab_tree.build_topic(self.fake.request(), quiet)
+		with mock.patch.object(lab_base, 'dpkg_version', installed_ok):
+			tree = lab_tree.ensure_topic(self.fake.request(), quiet)
+		self.assertEqual(tree.git.rev('topic'), mine)
+
+	def test_step_that_no_longer_applies_leaves_the_tree(self) -> None:
+		git = self.fake.build().git
+		self.edit_and_commit(git)
+		overlay = lab_paths.overlay_dir(self.fake.repo)
+		lab_overlay.export_topic(git, git.rev('base/6.0.1'), overlay, quiet)
+		good = self.fake.build().git.rev('topic')
+		manifest = next(overlay.glob('0001-*')) / 'manifest'
+		text = manifest.read_text()
+		pre = text.split()[2]
+		manifest.write_text(text.replace(pre, 'f' * 40))
+		with self.assertRaisesRegex(LabError, 'step 0001-x86-mm-ident-map-'
+					    'add-a-test no longer applies: '
+					    'arch/x86/mm/ident_map.c is blob'):
+			self.fake.build()
+		self.assertEqual(git.rev('topic'), good)
+		self.assertFalse(git.dirty_paths())
+		manifest.write_text('A 100644 - Makefile\n')
+		with self.assertRaisesRegex(LabError, 'adds Makefile, which the '
+					    'tree already has'):
+			self.fake.build()
+
+	def test_malformed_overlay_is_named(self) -> None:
+		overlay = lab_paths.overlay_dir(self.fake.repo)
+		step = overlay / '0002-gap'
+		step.mkdir()
+		(step / 'commit.txt').write_text(f'Author: {AUTHOR}\nDate: '
+						 '2026-01-01T00:00:00Z\n\nmsg\n')
+		(step / 'manifest').write_text('')
+		with self.assertRaisesRegex(LabError, 'numbered'):
+			lab_overlay.read_steps(overlay)
+		step.rename(overlay / '0001-ok')
+		(overlay / '0001-ok' / 'manifest').write_text('X 1 2 path\n')
+		with self.assertRaisesRegex(LabError, 'manifest:1: bad line'):
+			lab_overlay.read_steps(overlay)
+		(overlay / '0001-ok' / 'commit.txt').write_text('msg only\n')
+		with self.assertRaisesRegex(LabError, 'commit.txt: malformed'):
+			lab_overlay.read_steps(overlay)
+
+	def test_slug(self) -> None:
+		self.assertEqual(lab_overlay.slug('x86/power/64: Fix it!'),
+				 'x86-power-64-fix-it')
+		self.assertLessEqual(len(lab_overlay.slug('a' * 200)), 52)
+
+
+class SetupTest(unittest.TestCase):
+	def test_missing_respects_pinned_versions(self) -> None:
+		have = {'b4': '0.12', 'linux-source-6.12': '6.12.117-1'}
+		self.assertEqual(lab_setup.missing(
+			['b4', 'flex', 'linux-source-6.12=6.12.118-1'], have.get),
+			['flex', 'linux-source-6.12=6.12.118-1'])
+
+	def test_package_list_and_pin(self) -> None:
+		pin = lab_base.read_pin(lab_paths.base_pin_file())
+		specs = lab_setup.wanted(pin, lab_setup.read_package_list())
+		self.assertIn('qemu-system-x86', specs)
+		self.assertIn(f'linux-source-6.12={pin.package_version}', specs)
+
+	def test_not_root_prints_the_command(self) -> None:
+		with mock.patch.object(os, 'geteuid', return_value=1000):
+			with self.assertRaisesRegex(LabError, 'run: sudo apt-get '
+						    'update && sudo apt-get install'):
+				lab_setup.install(['flex'], Path('/nonexistent'), quiet)
+
+	def test_nothing_missing_runs_nothing(self) -> None:
+		with mock.patch.object(subprocess, 'run') as run:
+			lab_setup.install([], Path('/nonexistent'), quiet)
+		run.assert_not_called()
+
+
+class PathsTest(unittest.TestCase):
+	def test_cache_dir_override_and_xdg(self) -> None:
+		self.assertEqual(lab_paths.cache_dir({'HIBLAB_CACHE_DIR': '/x/y'}),
+				 Path('/x/y'))
+		self.assertEqual(lab_paths.cache_dir({'XDG_CACHE_HOME': '/c'}),
+				 Path('/c/hibernate-lab'))
+
+
+class VerdictTest(unittest.TestCase):
+	def test_summary_and_lines(self) -> None:
+		vs = [lab_verdict.Verdict('a', 'PASS'),
+		      lab_verdict.Verdict('b', 'FAIL', 'broken', 3.2),
+		      lab_verdict.Verdict('c', 'SKIP', 'no kvm')]
+		self.assertEqual(lab_verdict.summary(vs),
+				 '1 passed, 1 failed, 1 skipped')
+		self.assertEqual(vs[1].line(), 'FAIL b: broken [3s]')
+
+
+if __name__ == '__main__':
+	unittest.main()

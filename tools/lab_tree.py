@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel tree as the other tools ask for it: base imported, topic built."""
+
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import lab_base
+import lab_overlay
+import lab_paths
+from lab_git import Git
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeRequest:
+	repo: Path
+	cache: Path
+	force: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Tree:
+	git: Git
+	pin: lab_base.BasePin
+	base: str
+
+	@property
+	def path(self) -> Path:
+		return self.git.worktree
+
+
+def open_base(req: TreeRequest,
+	      progress: Callable[[str], None] = print) -> Tree:
+	pin = lab_base.read_pin(lab_paths.base_pin_file(req.repo))
+	git = lab_base.import_base(pin, lab_paths.tree_dir(req.cache),
+				   progress=progress)
+	return Tree(git, pin, lab_base.check_existing(pin, git))
+
+
+def build_topic(req: TreeRequest,
+		progress: Callable[[str], None] = print) -> Tree:
+	"""Import (if needed) and point the topic branch at the overlay."""
+	tree = open_base(req, progress)
+	steps = lab_overlay.read_steps(lab_paths.overlay_dir(req.repo))
+	lab_overlay.sync_topic(tree.git, tree.base, steps, force=req.force,
+			       progress=progress)
+	return tree
+
+
+def ensure_topic(req: TreeRequest,
+		 progress: Callable[[str], None] = print) -> Tree:
+	"""Like build_topic, but a tree holding a developer's unexported work
+	is used as it is (with a note) instead of being refused: testing work in
+	progress is what the test commands are for."""
+	tree = open_base(req, progress)
+	reason = lab_overlay.unexported(tree.git, tree.base)
+	if reason:
+		progress(f'tree: testing the tree as it is: {reason}')
+		return tree
+	steps = lab_overlay.read_steps(lab_paths.overlay_dir(req.repo))
+	lab_overlay.sync_topic(tree.git, tree.base, steps, progress=progress)
+	return tree

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Verdicts: every check yields (name, PASS/FAIL/SKIP, detail).
+
+The same printer and JSON writer serve host tests, KUnit, lab runs, static
+checks, mutants and series checks.
+"""
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Iterable, List, TextIO
+
+PASS, FAIL, SKIP = 'PASS', 'FAIL', 'SKIP'
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+	name: str
+	status: str
+	detail: str = ''
+	seconds: float = 0.0
+
+	def line(self) -> str:
+		timing = f' [{self.seconds:.0f}s]' if self.seconds >= 1 else ''
+		detail = f': {self.detail}' if self.detail else ''
+		return f'{self.status} {self.name}{detail}{timing}'
+
+
+def summary(verdicts: Iterable[Verdict]) -> str:
+	"""The closing line CI reads: 'N passed, N failed[, N skipped]'."""
+	vs = list(verdicts)
+	passed = sum(v.status == PASS for v in vs)
+	failed = sum(v.status == FAIL for v in vs)
+	skipped = sum(v.status == SKIP for v in vs)
+	line = f'{passed} passed, {failed} failed'
+	return line + (f', {skipped} skipped' if skipped else '')
+
+
+def write_json(path: Path, verdicts: List[Verdict]) -> None:
+	path.parent.mkdir(parents=True, exist_ok=True)
+	data = {'summary': summary(verdicts),
+		'checks': [dataclasses.asdict(v) for v in verdicts]}
+	path.write_text(json.dumps(data, indent=1) + '\n')
+
+
+def report(verdict: Verdict, out: TextIO) -> None:
+	print(verdict.line(), file=out, flush=True)
