@@ -5,7 +5,7 @@
 
 LAB := ./tools/lab.py
 
-.PHONY: help setup tree export status test kunit clean
+.PHONY: help setup tree export status test kunit mutants clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -30,6 +30,14 @@ status:
 ## test    run every check; ends with 'N passed, N failed'
 test: setup
 	$(LAB) test
+
+## kunit   our KUnit suites on the topic branch (./tools/kunit.py run)
+kunit: setup
+	./tools/kunit.py run --arch=x86_64
+
+## mutants the mutation gauntlet: every revived bug must be caught
+mutants: setup
+	./tools/mutants.py
 
 ## clean   remove results/ (the cache tree and builds stay; see README)
 clean:

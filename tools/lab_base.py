@@ -105,6 +105,29 @@ def base_message(pin: BasePin) -> str:
 		f'kernel: {pin.kernel_version}\n')
 
 
+# Debian's linux-source tarball ignores every top-level path but debian/
+# (a packaging rule): new files in the tree would be invisible to `git
+# status` and need `git add -f`.
+CATCH_ALL_IGNORE = '/*'
+
+
+def unignore_new_files(git: Git) -> None:
+	"""Drops the catch-all rule from the work tree's .gitignore only.
+
+	The committed .gitignore stays as the tarball has it; skip-worktree
+	keeps git from reporting the edit, and no patch of ours touches it.
+	"""
+	path = git.worktree / '.gitignore'
+	if not path.is_file():
+		return
+	lines = path.read_text().splitlines(keepends=True)
+	if not any(l.strip() == CATCH_ALL_IGNORE for l in lines):
+		return
+	git.run(['update-index', '--skip-worktree', '.gitignore'])
+	path.write_text(''.join(l for l in lines
+				if l.strip() != CATCH_ALL_IGNORE))
+
+
 def check_existing(pin: BasePin, git: Git) -> str:
 	"""Verifies an already imported tree; returns the base commit id."""
 	if not git.is_repo():
@@ -158,6 +181,7 @@ def import_base(pin: BasePin, tree: Path,
 	git = Git(tree)
 	if tree.exists():
 		check_existing(pin, git)
+		unignore_new_files(git)
 		return git
 	verify_tarball(pin, installed or dpkg_version)
 	staging = tree.with_name(tree.name + '.importing')
@@ -185,4 +209,5 @@ def import_base(pin: BasePin, tree: Path,
 		  env=BASE_IDENTITY, stdin=base_message(pin).encode())
 	stage.run(['tag', pin.tag])
 	staging.rename(tree)
+	unignore_new_files(git)
 	return git

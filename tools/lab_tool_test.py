@@ -12,6 +12,8 @@ from pathlib import Path
 from unittest import mock
 
 import lab_base
+import lab_kunit
+import lab_mutants
 import lab_overlay
 import lab_paths
 import lab_setup
@@ -25,8 +27,9 @@ FAKE_FILES = {
 	'arch/x86/mm/ident_map.c': 'int ident;\n',
 	'arch/x86/power/hibernate.c': 'int hib;\n',
 	'kernel/power/old.c': 'int old;\n',
-	# Ignored by the fake tree's own .gitignore, still part of the base.
-	'.gitignore': '*.o\n',
+	# Ignored by the fake tree's own .gitignore, still part of the base;
+	# '/*' is Debian's catch-all packaging rule.
+	'.gitignore': '*.o\n/*\n!/debian/\n',
 	'scripts/prebuilt.o': 'blob\n',
 }
 AUTHOR = 'Test Dev <dev@example.org>'
@@ -145,6 +148,17 @@ class ImportTest(LabTestCase):
 		self.assertIn(f'sha256: {self.fake.pin.sha256}', msg)
 		self.assertIn('version: 1.0-1', msg)
 		self.assertFalse(git.dirty_paths())
+
+	def test_new_files_are_visible_despite_debians_catch_all(self) -> None:
+		git = self.fake.open().git
+		self.assertFalse(git.dirty_paths())
+		(self.fake.tree / 'arch/x86/mm/new_kunit.c').write_text('x\n')
+		self.assertEqual(git.dirty_paths(), ['arch/x86/mm/new_kunit.c'])
+		(self.fake.tree / 'arch/x86/mm/new.o').write_text('x\n')
+		git.run(['add', 'arch'])
+		self.assertEqual(git.text(['diff', '--cached', '--name-only']),
+				 'arch/x86/mm/new_kunit.c')
+		self.assertIn('/*', git.text(['show', 'HEAD:.gitignore']))
 
 	def test_reimport_is_a_noop_and_ids_are_machine_independent(self) -> None:
 		first = self.fake.open()
@@ -370,6 +384,127 @@ class PathsTest(unittest.TestCase):
 				 Path('/x/y'))
 		self.assertEqual(lab_paths.cache_dir({'XDG_CACHE_HOME': '/c'}),
 				 Path('/c/hibernate-lab'))
+
+
+TEST_DATA = Path(__file__).resolve().parent / 'test_data'
+
+
+class KunitTest(unittest.TestCase):
+	def command(self, args: list) -> lab_kunit.KunitCommand:
+		return lab_kunit.kunit_command(Path('/t'), Path('/c'), Path('/r'),
+					       args, 2)
+
+	def test_defaults_are_added(self) -> None:
+		cmd = self.command(['run', '--arch=x86_64'])
+		self.assertEqual(cmd.argv[0], '/t/tools/testing/kunit/kunit.py')
+		self.assertEqual(cmd.argv[1], 'run')
+		self.assertIn('--jobs=2', cmd.argv)
+		self.assertIn('--json=/r/kunit.json', cmd.argv)
+		configs = [a for a in cmd.argv if a.startswith('--kunitconfig=')]
+		self.assertEqual([Path(a.split('=', 1)[1]).name for a in configs],
+				 ['x86-hibernate.kunitconfig'])
+		build = [a for a in cmd.argv if a.startswith('--build_dir=/c/build/'
+							      'kunit-')]
+		self.assertEqual(len(build), 1)
+		self.assertEqual(cmd.argv[-1], '--arch=x86_64')
+
+	def test_user_options_win_and_pass_through(self) -> None:
+		cmd = self.command(['run', '--kunitconfig=x', '--build_dir=b',
+				    '--jobs=7', '--raw_output', 'x86_ident_map'])
+		self.assertEqual(cmd.argv[2:], ['--kunitconfig=x', '--build_dir=b',
+					       '--jobs=7', '--raw_output',
+					       'x86_ident_map'])
+
+	def test_variants_get_their_own_build_dir(self) -> None:
+		one = self.command(['run', '--arch=x86_64'])
+		two = self.command(['run', '--arch=x86_64', '--kconfig_add',
+				    'CONFIG_KASAN=y'])
+		dirs = [[a for a in c.argv if a.startswith('--build_dir')]
+			for c in (one, two)]
+		self.assertNotEqual(dirs[0], dirs[1])
+		self.assertEqual(dirs[0], [a for a in self.command(
+			['exec', '--arch=x86_64', '--qemu_args=-cpu max']).argv
+			if a.startswith('--build_dir')])
+
+	def test_unknown_subcommand(self) -> None:
+		with self.assertRaises(ValueError):
+			self.command(['frobnicate'])
+
+	def test_parse_captured_run(self) -> None:
+		suites = lab_kunit.parse_suites(
+			(TEST_DATA / 'kunit-ident-map.json').read_text())
+		self.assertEqual([s.name for s in suites], ['x86_ident_map'])
+		s = suites[0]
+		self.assertEqual((s.failed, s.skipped), (0, 1))
+		self.assertGreater(s.passed, 30)
+		self.assertEqual(s.verdict('kunit').status, 'PASS')
+		self.assertEqual(s.verdict('k', allow_skip=False).status, 'FAIL')
+
+	def test_failures_and_crashes_fail_the_suite(self) -> None:
+		text = (TEST_DATA / 'kunit-ident-map-fail.json').read_text()
+		s = lab_kunit.parse_suites(text)[0]
+		self.assertGreater(s.failed, 0)
+		self.assertEqual(s.verdict('kunit').status, 'FAIL')
+
+	def test_missing_json_is_a_reason(self) -> None:
+		suites, why = lab_kunit.read_suites(Path('/nonexistent.json'))
+		self.assertEqual(suites, [])
+		self.assertIn('not written', why)
+
+
+class MutantTest(LabTestCase):
+	def write(self, name: str, text: str) -> Path:
+		path = self.root / f'{name}.patch'
+		path.write_text(text)
+		return path
+
+	def test_every_shipped_mutant_parses(self) -> None:
+		mutants = lab_mutants.read_mutants(lab_paths.REPO_ROOT / 'mutants')
+		self.assertGreaterEqual(len(mutants), 8)
+		for m in mutants:
+			self.assertTrue(m.killed_by, m.name)
+
+	def test_malformed_mutant_is_named(self) -> None:
+		path = self.write('bad', 'Revives: x\n\nno diff here\n')
+		with self.assertRaisesRegex(LabError, 'bad.patch: malformed'):
+			lab_mutants.parse_mutant(path)
+
+	def test_mutant_applies_in_its_own_worktree(self) -> None:
+		tree = self.fake.build()
+		path = self.write('m1', 'Revives: a bug\nKilled-by: kunit/s\n\n'
+				  'diff --git a/Makefile b/Makefile\n'
+				  '--- a/Makefile\n+++ b/Makefile\n'
+				  '@@ -1 +1 @@\n-VERSION = 6\n+VERSION = 5\n')
+		m = lab_mutants.parse_mutant(path)
+		self.assertEqual((m.name, m.revives, m.killed_by),
+				 ('m1', 'a bug', ('kunit/s',)))
+		wt_path = self.root / 'wt'
+		wt = lab_mutants.prepare_worktree(tree.git, wt_path, tree.base)
+		lab_mutants.apply(wt, m)
+		self.assertEqual((wt_path / 'Makefile').read_text(), 'VERSION = 5\n')
+		self.assertEqual((self.fake.tree / 'Makefile').read_text(),
+				 'VERSION = 6\n')
+		lab_mutants.prepare_worktree(tree.git, wt_path, tree.base)
+		self.assertEqual((wt_path / 'Makefile').read_text(), 'VERSION = 6\n')
+		lab_mutants.apply(wt, m)
+		with self.assertRaisesRegex(LabError, 'm1 no longer applies'):
+			lab_mutants.apply(wt, m)
+
+	def test_kill_matrix_and_verdicts(self) -> None:
+		m = lab_mutants.Mutant('m', Path('m.patch'), 'bug', ('kunit/a',))
+		killed = lab_mutants.MutantResult(m, ('kunit/a', 'kunit/b'))
+		survived = lab_mutants.MutantResult(m, ('kunit/b',))
+		broken = lab_mutants.MutantResult(m, (), 'does not build')
+		self.assertEqual(killed.verdict().status, 'PASS')
+		self.assertEqual(survived.verdict().status, 'FAIL')
+		self.assertIn('survived', survived.verdict().detail)
+		self.assertEqual(broken.verdict().status, 'FAIL')
+		matrix = lab_mutants.kill_matrix([killed, survived, broken])
+		rows = matrix.splitlines()
+		self.assertEqual(rows[0].split(), ['kunit/a', 'kunit/b'])
+		self.assertEqual(rows[1].split(), ['m', 'X', 'X', 'killed'])
+		self.assertEqual(rows[2].split(), ['m', '.', 'X', 'SURVIVED'])
+		self.assertEqual(rows[3].split(), ['m', 'E', 'E', 'ERROR'])
 
 
 class VerdictTest(unittest.TestCase):

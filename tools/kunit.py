@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""./tools/kunit.py run --arch=x86_64 [kunit_tool options]
+
+Runs hibernate-lab's KUnit suites (kunit/*.kunitconfig) on the topic branch
+with the tree's own tools/testing/kunit/kunit.py.  The topic branch is built
+from branch-overlay/ first, unless the tree holds unexported work, which is
+then tested as it is.  Every option but the subcommand is kunit_tool's.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import lab_kunit
+import lab_paths
+import lab_tree
+import lab_verdict
+from lab_errors import LabError
+
+
+def main(argv: list) -> int:
+	if not argv or argv[0] in ('-h', '--help') or \
+	   argv[0] not in lab_kunit.SUBCOMMANDS:
+		print(__doc__.strip())
+		return 0 if argv and argv[0] in ('-h', '--help') else 2
+	cache = lab_paths.cache_dir()
+	try:
+		tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
+			lab_paths.REPO_ROOT, cache))
+	except LabError as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 1
+	results = lab_paths.results_dir() / time.strftime('kunit-%Y%m%d-%H%M%S')
+	results.mkdir(parents=True, exist_ok=True)
+	cmd = lab_kunit.kunit_command(tree.path, cache, results, argv,
+				      os.cpu_count() or 1)
+	print(f'kunit: {" ".join(cmd.argv[1:])}', flush=True)
+	rc = subprocess.run([sys.executable] + cmd.argv, cwd=tree.path,
+			    check=False).returncode
+	if argv[0] not in ('run', 'exec', 'parse') or \
+	   lab_kunit.has_option(argv, '--raw_output'):
+		return rc
+	suites, why = lab_kunit.read_suites(cmd.json_path)
+	verdicts = [s.verdict('kunit') for s in suites]
+	for v in verdicts:
+		lab_verdict.report(v, sys.stdout)
+	if why:
+		print(f'FAIL kunit: {why}')
+		return rc or 1
+	failed = any(v.status == lab_verdict.FAIL for v in verdicts)
+	return rc or int(failed)
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))

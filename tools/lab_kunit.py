@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Our KUnit suites through the tree's own kunit_tool.
+
+The wrapper only adds what kunit_tool cannot know: which tree (the topic
+branch in the cache), which .kunitconfig (kunit/), where to build (a build
+directory outside the repository, named from the configuration so variants
+never share one) and where to put the JSON; every other option is passed
+through unchanged.
+"""
+
+import dataclasses
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import lab_paths
+from lab_verdict import FAIL, PASS, SKIP, Verdict
+
+KUNITCONFIG_DIR = lab_paths.REPO_ROOT / 'kunit'
+SUBCOMMANDS = ('run', 'config', 'build', 'exec', 'parse')
+
+
+def kunitconfigs(directory: Path = KUNITCONFIG_DIR) -> List[Path]:
+	return sorted(directory.glob('*.kunitconfig'))
+
+
+def has_option(args: Sequence[str], name: str) -> bool:
+	return any(a == name or a.startswith(name + '=') for a in args)
+
+
+def build_variant(configs: Sequence[Path], args: Sequence[str]) -> str:
+	"""A build directory name that changes when the configuration does."""
+	digest = hashlib.sha256()
+	for c in configs:
+		digest.update(c.read_bytes())
+	for a in args:
+		if a.startswith(('--arch', '--kconfig_add', '--alltests')):
+			digest.update(a.encode())
+	return 'kunit-' + digest.hexdigest()[:10]
+
+
+@dataclasses.dataclass(frozen=True)
+class KunitCommand:
+	argv: List[str]
+	json_path: Path
+
+
+def kunit_command(tree: Path, cache: Path, results: Path, args: List[str],
+		  jobs: int) -> KunitCommand:
+	"""The kunit_tool command line for `args` (subcommand first)."""
+	if not args or args[0] not in SUBCOMMANDS:
+		raise ValueError(f'expected one of {", ".join(SUBCOMMANDS)}')
+	sub, rest = args[0], list(args[1:])
+	extra: List[str] = []
+	configs = kunitconfigs()
+	if sub in ('run', 'config', 'build') and \
+	   not has_option(rest, '--kunitconfig'):
+		extra += [f'--kunitconfig={c}' for c in configs]
+	if not has_option(rest, '--build_dir'):
+		variant = build_variant(configs, rest)
+		extra.append(f'--build_dir={lab_paths.build_dir(cache, variant)}')
+	if sub in ('run', 'build') and not has_option(rest, '--jobs'):
+		extra.append(f'--jobs={jobs}')
+	json_path = results / 'kunit.json'
+	if sub in ('run', 'exec', 'parse') and not has_option(rest, '--json') \
+	   and not has_option(rest, '--raw_output'):
+		extra.append(f'--json={json_path}')
+	tool = tree / 'tools' / 'testing' / 'kunit' / 'kunit.py'
+	return KunitCommand([str(tool), sub] + extra + rest, json_path)
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteResult:
+	name: str
+	passed: int
+	failed: int		# FAIL and ERROR (crashed) cases
+	skipped: int
+
+	def verdict(self, prefix: str, allow_skip: bool = True) -> Verdict:
+		detail = (f'{self.passed} passed, {self.failed} failed, '
+			  f'{self.skipped} skipped')
+		if self.failed:
+			return Verdict(f'{prefix}/{self.name}', FAIL, detail)
+		if self.skipped and not allow_skip:
+			return Verdict(f'{prefix}/{self.name}', FAIL,
+				       detail + ' (this run must skip nothing)')
+		return Verdict(f'{prefix}/{self.name}',
+			       PASS if self.passed else SKIP, detail)
+
+
+def _count(group: Dict) -> Dict[str, int]:
+	counts = {'PASS': 0, 'FAIL': 0, 'SKIP': 0, 'ERROR': 0}
+	for case in group.get('test_cases', []):
+		counts[case['status']] = counts.get(case['status'], 0) + 1
+	for sub in group.get('sub_groups', []):
+		for k, v in _count(sub).items():
+			counts[k] = counts.get(k, 0) + v
+	return counts
+
+
+def parse_suites(json_text: str) -> List[SuiteResult]:
+	"""The suites of a kunit_tool --json file (KernelCI format)."""
+	suites = []
+	for group in json.loads(json_text).get('sub_groups', []):
+		c = _count(group)
+		suites.append(SuiteResult(group['name'], c['PASS'],
+					  c['FAIL'] + c['ERROR'], c['SKIP']))
+	return suites
+
+
+def read_suites(json_path: Path) -> Tuple[List[SuiteResult], str]:
+	"""The suites of a run, or an empty list and why there are none."""
+	if not json_path.is_file():
+		return [], f'no results ({json_path} not written)'
+	suites = parse_suites(json_path.read_text())
+	if not suites:
+		return [], 'no suite ran (kernel crashed or suites not built?)'
+	return suites, ''
+
+
+@dataclasses.dataclass(frozen=True)
+class KunitRun:
+	"""One kunit_tool invocation and where its output goes."""
+	tree: Path
+	cache: Path
+	results: Path		# gets kunit.json
+	log: Path
+	args: List[str]		# subcommand first
+	jobs: int
+
+
+def run_kunit(run: KunitRun, prefix: str = 'kunit',
+	      allow_skip: bool = True) -> Tuple[int, List[Verdict]]:
+	"""Runs kunit_tool; returns its exit code and one verdict per suite.
+
+	A run that produced no suites yields a single FAIL verdict named
+	`prefix`, with the reason and the last line of the log.
+	"""
+	run.results.mkdir(parents=True, exist_ok=True)
+	cmd = kunit_command(run.tree, run.cache, run.results, run.args, run.jobs)
+	env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+	with run.log.open('w') as f:
+		f.write(f'$ {" ".join(cmd.argv)}\n')
+		f.flush()
+		rc = subprocess.run([sys.executable] + cmd.argv, cwd=run.tree,
+				    stdout=f, stderr=subprocess.STDOUT, env=env,
+				    check=False).returncode
+	if run.args[0] not in ('run', 'exec', 'parse'):
+		return rc, []
+	suites, why = read_suites(cmd.json_path)
+	verdicts = [s.verdict(prefix, allow_skip) for s in suites]
+	if why:
+		tail = run.log.read_text().strip().splitlines()[-1:] or ['']
+		verdicts = [Verdict(prefix, FAIL, f'{why}; exit {rc}; '
+				    f'{tail[0]} (see {run.log})')]
+	elif rc != 0 and all(v.status != FAIL for v in verdicts):
+		verdicts.append(Verdict(prefix, FAIL, f'kunit_tool exit {rc} '
+					f'(see {run.log})'))
+	return rc, verdicts

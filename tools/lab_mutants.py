@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Mutants: small patches that revive a known bug, and which checks kill them.
+
+A mutant is mutants/<name>.patch: header lines, then a git diff against the
+topic branch.
+
+  Revives: <one line: the bug, and the commit that fixed it>
+  Killed-by: <check> [<check> ...]
+
+Mutants are applied in a git worktree of their own (never the developer's
+tree) and built in one build directory per check kind, so going from one
+mutant to the next rebuilds only the files the two patches touch.
+"""
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Callable, List, Tuple
+
+import lab_kunit
+import lab_paths
+from lab_errors import LabError
+from lab_git import Git
+from lab_verdict import FAIL, PASS, Verdict
+
+MUTANT_DIR_NAME = 'mutants'
+WORKTREE_NAME = 'mutant'
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+	name: str
+	path: Path
+	revives: str
+	killed_by: Tuple[str, ...]
+
+
+def parse_mutant(path: Path) -> Mutant:
+	text = path.read_text()
+	head = text.split('\ndiff --git ', 1)[0]
+	fields = dict(re.findall(r'^([A-Z][a-z-]+): *(.*)$', head, re.M))
+	if 'diff --git ' not in text or not fields.get('Revives') or \
+	   not fields.get('Killed-by'):
+		raise LabError(f'{path}: malformed mutant', 'it needs Revives: and '
+			       'Killed-by: lines followed by a git diff')
+	return Mutant(path.stem, path, fields['Revives'],
+		      tuple(fields['Killed-by'].split()))
+
+
+def read_mutants(directory: Path) -> List[Mutant]:
+	return [parse_mutant(p) for p in sorted(directory.glob('*.patch'))]
+
+
+def prepare_worktree(git: Git, worktree: Path, commit: str) -> Git:
+	"""A clean worktree of `commit`; files that do not change keep mtimes."""
+	wt = Git(worktree)
+	if not worktree.exists():
+		git.run(['worktree', 'prune'])
+		git.run(['worktree', 'add', '-q', '--detach', str(worktree),
+			 commit])
+	else:
+		wt.run(['checkout', '-q', '-f', '--detach', commit])
+		wt.run(['clean', '-q', '-fdx', '-e', '.gitignore'])
+	return wt
+
+
+def apply(wt: Git, mutant: Mutant) -> None:
+	try:
+		wt.run(['apply', str(mutant.path)])
+	except LabError as e:
+		raise LabError(f'mutant {mutant.name} no longer applies to the '
+			       f'topic branch ({e})', f'regenerate '
+			       f'{mutant.path.name} against the series') from e
+
+
+@dataclasses.dataclass(frozen=True)
+class MutantResult:
+	mutant: Mutant
+	failed: Tuple[str, ...]		# every check that failed on it
+	error: str = ''			# why it could not be judged
+
+	@property
+	def killed(self) -> bool:
+		return not self.error and any(c in self.failed
+					      for c in self.mutant.killed_by)
+
+	def verdict(self) -> Verdict:
+		name = f'mutant/{self.mutant.name}'
+		if self.error:
+			return Verdict(name, FAIL, self.error)
+		if self.killed:
+			return Verdict(name, PASS, 'killed by ' + ', '.join(
+				c for c in self.mutant.killed_by if c in self.failed))
+		return Verdict(name, FAIL, f'survived; expected '
+			       f'{" ".join(self.mutant.killed_by)} to fail '
+			       f'({self.mutant.revives})')
+
+
+@dataclasses.dataclass(frozen=True)
+class GauntletRequest:
+	tree: Git
+	commit: str		# the unmutated topic branch
+	cache: Path
+	results: Path
+	jobs: int
+
+
+def _kunit_checks(req: GauntletRequest, wt: Git, label: str
+		  ) -> Tuple[bool, List[Verdict]]:
+	"""Builds and boots the worktree's KUnit kernel: (built, verdicts)."""
+	build_dir = lab_paths.build_dir(req.cache, 'mutant-' + lab_kunit.
+					build_variant(lab_kunit.kunitconfigs(),
+						      ['--arch=x86_64']))
+	common = ['--arch=x86_64', f'--build_dir={build_dir}']
+	logs = req.results / label
+	logs.mkdir(parents=True, exist_ok=True)
+	rc, _ = lab_kunit.run_kunit(lab_kunit.KunitRun(
+		wt.worktree, req.cache, logs, logs / 'build.log',
+		['build'] + common, req.jobs))
+	if rc != 0:
+		return False, []
+	_, verdicts = lab_kunit.run_kunit(lab_kunit.KunitRun(
+		wt.worktree, req.cache, logs, logs / 'exec.log',
+		['exec'] + common, req.jobs))
+	return True, verdicts
+
+
+def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
+		 progress: Callable[[str], None] = print
+		 ) -> Tuple[List[Verdict], List[MutantResult]]:
+	"""The unmutated branch's verdicts, then each mutant's result."""
+	wt_path = req.cache / 'worktrees' / WORKTREE_NAME
+	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
+	wt = prepare_worktree(req.tree, wt_path, req.commit)
+	built, baseline = _kunit_checks(req, wt, 'baseline')
+	if not built:
+		return [Verdict('mutant-baseline', FAIL, 'the unmutated branch '
+				f'does not build (see {req.results / "baseline"})')], []
+	results = []
+	for n, m in enumerate(mutants, 1):
+		progress(f'mutants: [{n}/{len(mutants)}] {m.name}')
+		wt = prepare_worktree(req.tree, wt_path, req.commit)
+		apply(wt, m)
+		built, verdicts = _kunit_checks(req, wt, m.name)
+		failed = tuple(v.name for v in verdicts if v.status == FAIL)
+		error = '' if built else (f'does not build (see '
+					  f'{req.results / m.name / "build.log"})')
+		results.append(MutantResult(m, failed, error))
+	prepare_worktree(req.tree, wt_path, req.commit)
+	return baseline, results
+
+
+def kill_matrix(results: List[MutantResult]) -> str:
+	"""Mutants by checks: X failed (killed), . passed, E not judged."""
+	checks = sorted({c for r in results for c in r.mutant.killed_by} |
+			{c for r in results for c in r.failed})
+	width = max([len(r.mutant.name) for r in results] + [6])
+	lines = [' ' * width + '  ' + '  '.join(checks)]
+	for r in results:
+		cells = ['E'.center(len(c)) if r.error else
+			 ('X' if c in r.failed else '.').center(len(c))
+			 for c in checks]
+		state = 'killed' if r.killed else ('ERROR' if r.error else
+						   'SURVIVED')
+		lines.append(f'{r.mutant.name:<{width}}  {"  ".join(cells)}  '
+			     f'{state}')
+	return '\n'.join(lines) + '\n'
+
+
+def matrix_json(results: List[MutantResult]) -> List[dict]:
+	return [{'mutant': r.mutant.name, 'revives': r.mutant.revives,
+		 'expected': list(r.mutant.killed_by), 'failed': list(r.failed),
+		 'killed': r.killed, 'error': r.error} for r in results]
