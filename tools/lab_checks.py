@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Union
 
 import lab_kunit
+import lab_mutants
 import lab_overlay
 import lab_paths
 import lab_tree
@@ -128,12 +129,34 @@ def check_kunit(ctx: Context) -> List[Verdict]:
 	return verdicts
 
 
+def check_mutants(ctx: Context) -> List[Verdict]:
+	"""Every mutant in mutants/ must be killed; the baseline must pass."""
+	tree = ctx.need_tree()
+	mutants = lab_mutants.read_mutants(ctx.req.repo /
+					   lab_mutants.MUTANT_DIR_NAME)
+	results = ctx.results / 'mutants'
+	with ctx.log('mutants').open('w') as f:
+		baseline, outcome = lab_mutants.run_gauntlet(
+			lab_mutants.GauntletRequest(
+				tree.git, tree.git.rev(lab_overlay.TOPIC),
+				ctx.req.cache, results, ctx.req.jobs), mutants,
+			progress=lambda s: print(s, file=f, flush=True))
+	(results / 'kill-matrix.txt').write_text(
+		lab_mutants.kill_matrix(outcome) if outcome else '')
+	bad = [v for v in baseline if v.status == FAIL]
+	verdicts = [Verdict('mutant-baseline', FAIL if bad or not baseline
+			    else PASS, '; '.join(v.line() for v in bad) or
+			    f'{len(baseline)} suite(s) pass unmutated')]
+	return verdicts + [r.verdict() for r in outcome]
+
+
 CheckResult = Union[Verdict, List[Verdict]]
 CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'host-unit-tests': check_host_unit_tests,
 	'tree': check_tree,
 	'overlay-roundtrip': check_overlay_roundtrip,
 	'kunit': check_kunit,
+	'mutants': check_mutants,
 }
 
 

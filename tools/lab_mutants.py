@@ -105,12 +105,9 @@ class GauntletRequest:
 	jobs: int
 
 
-def _kunit_checks(req: GauntletRequest, wt: Git, label: str
-		  ) -> Tuple[bool, List[Verdict]]:
+def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
+		  build_dir: Path) -> Tuple[bool, List[Verdict]]:
 	"""Builds and boots the worktree's KUnit kernel: (built, verdicts)."""
-	build_dir = lab_paths.build_dir(req.cache, 'mutant-' + lab_kunit.
-					build_variant(lab_kunit.kunitconfigs(),
-						      ['--arch=x86_64']))
 	common = ['--arch=x86_64', f'--build_dir={build_dir}']
 	logs = req.results / label
 	logs.mkdir(parents=True, exist_ok=True)
@@ -131,8 +128,12 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 	"""The unmutated branch's verdicts, then each mutant's result."""
 	wt_path = req.cache / 'worktrees' / WORKTREE_NAME
 	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
+	# Fixed once: every mutant builds incrementally in the same directory.
+	build_dir = lab_paths.build_dir(req.cache, 'mutant-' + lab_kunit.
+					build_variant(lab_kunit.kunitconfigs(),
+						      ['--arch=x86_64']))
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
-	built, baseline = _kunit_checks(req, wt, 'baseline')
+	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir)
 	if not built:
 		return [Verdict('mutant-baseline', FAIL, 'the unmutated branch '
 				f'does not build (see {req.results / "baseline"})')], []
@@ -141,7 +142,7 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		progress(f'mutants: [{n}/{len(mutants)}] {m.name}')
 		wt = prepare_worktree(req.tree, wt_path, req.commit)
 		apply(wt, m)
-		built, verdicts = _kunit_checks(req, wt, m.name)
+		built, verdicts = _kunit_checks(req, wt, m.name, build_dir)
 		failed = tuple(v.name for v in verdicts if v.status == FAIL)
 		error = '' if built else (f'does not build (see '
 					  f'{req.results / m.name / "build.log"})')
