@@ -5,7 +5,7 @@
 
 LAB := ./tools/lab.py
 
-.PHONY: help setup tree export status test kunit mutants clean
+.PHONY: help setup tree export status test kunit mutants qemu-hibernate lab-matrix clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -30,6 +30,14 @@ status:
 ## test    run every check; ends with 'N passed, N failed'
 test: setup
 	$(LAB) test
+
+## qemu-hibernate  the main job: one full multi-CPU hibernate/restore cycle
+qemu-hibernate: setup
+	./tools/qemu_hibernate.py smoke
+
+## lab-matrix      every lab scenario
+lab-matrix: setup
+	./tools/qemu_hibernate.py --all
 
 ## kunit   our KUnit suites on the topic branch (./tools/kunit.py run)
 kunit: setup

@@ -19,6 +19,7 @@ from typing import Callable, List, Tuple
 
 import lab_kunit
 import lab_paths
+import lab_static
 from lab_errors import LabError
 from lab_git import Git
 from lab_verdict import FAIL, PASS, Verdict
@@ -119,7 +120,11 @@ def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 	_, verdicts = lab_kunit.run_kunit(lab_kunit.KunitRun(
 		wt.worktree, req.cache, logs, logs / 'exec.log',
 		['exec'] + common, req.jobs))
-	return True, verdicts
+	# The KUnit kernel has HIBERNATION=y: the static checks read it too.
+	static = lab_static.run_all(build_dir / 'vmlinux')
+	(logs / 'static.txt').write_text(''.join(v.line() + '\n'
+						 for v in static))
+	return True, verdicts + static
 
 
 def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],

@@ -12,11 +12,17 @@ from pathlib import Path
 from unittest import mock
 
 import lab_base
+import lab_cycle
+import lab_gdb
+import lab_guest
 import lab_kunit
 import lab_mutants
 import lab_overlay
 import lab_paths
+import lab_protocol
+import lab_scenarios
 import lab_setup
+import lab_symbols
 import lab_tree
 import lab_verdict
 from lab_errors import LabError
@@ -505,6 +511,131 @@ class MutantTest(LabTestCase):
 		self.assertEqual(rows[1].split(), ['m', 'X', 'X', 'killed'])
 		self.assertEqual(rows[2].split(), ['m', '.', 'X', 'SURVIVED'])
 		self.assertEqual(rows[3].split(), ['m', 'E', 'E', 'ERROR'])
+
+
+class ProtocolTest(unittest.TestCase):
+	def test_events_and_fields(self) -> None:
+		lines = ['[    1.000000] Run /init as init process',
+			 'HIBLAB hello mode=image',
+			 '[    2.5] x HIBLAB pattern-check bytes=341 bad_words=0',
+			 'HIBLAB']
+		events = lab_protocol.parse_log(lines)
+		self.assertEqual([e.name for e in events],
+				 ['hello', 'pattern-check'])
+		self.assertEqual(events[1].int('bytes'), 341)
+		self.assertEqual(events[1].line, 3)
+		self.assertEqual(lab_protocol.first(events, 'hello').get('mode'),
+				 'image')
+		self.assertIsNone(lab_protocol.first(events, 'done'))
+
+	def test_splats_and_stamps(self) -> None:
+		lines = ['[    3.100000] PM: hibernation: Creating image:',
+			 '[    3.200000] WARNING: CPU: 1 PID: 1 at kernel/x.c:1',
+			 'HIBLAB say WARNING: not a splat',
+			 '[    4.000000] reboot: Power down']
+		self.assertEqual(lab_protocol.splats(lines), [lines[1]])
+		self.assertEqual(lab_protocol.kernel_stamps(
+			lines, {'snapshot': 'Creating image', 'off': 'Power down',
+				'none': 'absent'}), {'snapshot': 3.1, 'off': 4.0})
+
+
+class CapturedLabRunTest(unittest.TestCase):
+	"""The parsers on the logs of a real smoke cycle (TCG, 4 vCPUs)."""
+	DATA = TEST_DATA / 'lab-smoke'
+
+	def test_agent_protocol(self) -> None:
+		image = lab_protocol.parse_log((self.DATA / 'boot1-image-agent.log')
+					       .read_text().splitlines())
+		layout = lab_cycle._layout(image, 'image')
+		self.assertEqual(layout['text'] & 0xfff, 0)
+		self.assertEqual(layout['page_offset_base'] % (1 << 30), 0)
+		self.assertGreater(layout['text_phys'], 0)
+		restore = lab_protocol.parse_log(
+			(self.DATA / 'boot2-restore-agent.log').read_text().splitlines())
+		self.assertNotEqual(lab_cycle._layout(restore, 'restore')['text'],
+				    layout['text'])
+		check = lab_protocol.first(restore, 'pattern-check')
+		self.assertEqual(check.int('bad_words'), 0)
+		with self.assertRaisesRegex(LabError, 'no layout report'):
+			lab_cycle._layout(restore, 'image')
+
+	def test_gdb_transcript(self) -> None:
+		cpus = lab_gdb.parse_threads(
+			(self.DATA / 'gdb-transcript.txt').read_text())
+		self.assertEqual([c.cpu for c in cpus], [0, 1, 2, 3])
+		self.assertEqual([c.state for c in cpus[1:]], ['halted'] * 3)
+
+	def test_console_phases_and_no_splat(self) -> None:
+		lines = (self.DATA / 'boot2-restore-console.log').read_text(
+			).splitlines()
+		stamps = lab_protocol.kernel_stamps(lines, lab_cycle.RESTORE_PHASES)
+		self.assertEqual(set(stamps), set(lab_cycle.RESTORE_PHASES))
+		self.assertLess(stamps['load'], stamps['loaded'])
+		self.assertEqual(set(lab_protocol.kernel_stamps(
+			lines, lab_cycle.RESUMED_PHASES)), set(lab_cycle.RESUMED_PHASES))
+		self.assertEqual(lab_protocol.splats(lines), [])
+
+	def test_malformed_layout_is_a_lab_error(self) -> None:
+		events = [lab_protocol.parse_line('HIBLAB layout boot=image '
+						  'text=0xffffffff8e631b8[')]
+		with self.assertRaisesRegex(LabError, 'malformed layout'):
+			lab_cycle._layout(events, 'image')
+
+
+class GdbTest(unittest.TestCase):
+	def test_parse_threads(self) -> None:
+		text = ('  Id   Target Id                    Frame \n'
+			'* 1    Thread 1.1 (CPU#0 [running]) 0xffffffff8b40e5f0 in ?? ()\n'
+			'  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c6e in ?? ()\n')
+		cpus = lab_gdb.parse_threads(text)
+		self.assertEqual(cpus, [lab_gdb.VCpu(0, 'running', 0xffffffff8b40e5f0),
+					lab_gdb.VCpu(1, 'halted', 0xffffffff8b0a3c6e)])
+
+
+class SymbolsTest(unittest.TestCase):
+	def test_symbolize_with_slide(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			path = Path(tmp) / 'System.map'
+			path.write_text('ffffffff81000000 T _text\n'
+					'ffffffff81000100 t hlt_play_dead\n'
+					'ffffffff81000140 T native_play_dead\n'
+					'ffffffff82000000 D some_data\n')
+			smap = lab_symbols.SystemMap(path)
+		slide = smap.offset(0xffffffff8a000000)
+		self.assertEqual(slide, 0x9000000)
+		self.assertEqual(smap.name(0xffffffff8a000105, slide),
+				 'hlt_play_dead+0x5')
+		self.assertEqual(smap.function(0xffffffff8a000150, slide),
+				 'native_play_dead')
+		self.assertEqual(smap.name(0xffffffff80000000, slide), '?')
+
+
+class GuestTest(unittest.TestCase):
+	def test_fragment_and_missing_options(self) -> None:
+		want = lab_guest.read_fragment((lab_guest.FRAGMENT,))
+		self.assertEqual(want['CONFIG_HIBERNATION'], 'y')
+		self.assertEqual(want['CONFIG_RANDOMIZE_MEMORY'], 'y')
+		config = 'CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=8\n'
+		self.assertEqual(lab_guest.missing_options(
+			config, {'CONFIG_A': 'y', 'CONFIG_B': 'n', 'CONFIG_C': '4',
+				 'CONFIG_D': 'y'}), ['CONFIG_C=4', 'CONFIG_D=y'])
+
+	def test_qemu_command_line(self) -> None:
+		img = lab_guest.GuestImage(Path('/b'), Path('/b/bzImage'),
+					   Path('/b/i.cpio'), Path('/b/System.map'))
+		s = lab_scenarios.SCENARIOS['offline-restore']
+		req = lab_cycle.CycleRequest(s, img, img, Path('/r'), 'tcg')
+		argv = lab_cycle.qemu_argv(req, img, Path('/r/swap.img'), 'restore',
+					   'nosmt', Path('/r/c.log'), 1234)
+		cmdline = argv[argv.index('-append') + 1]
+		self.assertIn('hiblab.mode=restore', cmdline)
+		self.assertIn('hiblab.offline_restore=3', cmdline)
+		self.assertTrue(cmdline.endswith('nosmt'))
+		self.assertIn('max,vendor=GenuineIntel', argv)
+		self.assertEqual(argv[argv.index('-gdb') + 1], 'tcp:127.0.0.1:1234')
+		self.assertEqual(argv[argv.index('-serial') + 1], 'file:/r/c.log')
+		self.assertNotIn('-gdb', lab_cycle.qemu_argv(
+			req, img, Path('/d'), 'image', '', Path('/c')))
 
 
 class VerdictTest(unittest.TestCase):

@@ -228,7 +228,9 @@ static void header_restore_decodes_fixture(struct kunit *test)
 {
 	struct restore_data_record rdr;
 
-	BUILD_BUG_ON(sizeof(header_fixture) != sizeof(rdr));
+	/* Runtime, not BUILD_BUG_ON: a layout change must fail with a message. */
+	KUNIT_ASSERT_EQ_MSG(test, sizeof(rdr), sizeof(header_fixture),
+			    "struct restore_data_record no longer matches the 6.12 layout: new RESTORE_MAGIC?");
 	e820_table_firmware = header_fixture_e820(test);
 	KUNIT_ASSERT_EQ(test, compute_e820_crc32(e820_table_firmware),
 			header_fixture_crc);

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hiblab-agent: /init of the hibernation lab's guest.
+ *
+ * Built static against the kernel tree's tools/include/nolibc.  It speaks
+ * one line per event, "HIBLAB <event> key=value ...", on its own UART
+ * (ttyS1), which is the only interface to the host (tools/lab_protocol.py
+ * parses it); ttyS0 carries only the kernel console, so kernel messages
+ * never split a protocol line.  Each line is mirrored to the console for
+ * context.
+ *
+ * hiblab.mode=image    mkswap + swapon the disk, fill memory with a keyed
+ *                      pattern (and a tmpfs file), start a worker per CPU,
+ *                      hibernate with /sys/power/disk = shutdown.  When the
+ *                      write to /sys/power/state returns, the image was
+ *                      restored (or saving failed): verify and report.
+ * hiblab.mode=restore  report this kernel's layout, wait for "go" on the
+ *                      console, then trigger the resume by writing the swap
+ *                      device to /sys/power/resume, as initramfs resumers
+ *                      do.  If that returns, there was no image.
+ *
+ * Every verdict on the data is about bytes the agent wrote and read back
+ * itself first; when it cannot set up or read its pattern it says
+ * "checker-error", never a data verdict.
+ */
+
+#include <stdbool.h>
+#include <linux/elf.h>
+
+#define SWAP_DEV	"/dev/vda"
+#define MAX_CPUS	64
+#define TMPFS_BYTES	(4UL << 20)
+
+#define PROTO_TTY	"/dev/ttyS1"
+
+static char cmdline[4096];
+static int proto_fd = 1;
+static unsigned long long key;
+
+/* Shared with the workers: one counter per CPU, on its own cache line. */
+struct worker_slot {
+	volatile unsigned long long count;
+	char pad[56];
+};
+static struct worker_slot *slots;
+
+/* Minimal formatter: %s %d %u %lu %lx %llu %llx, nothing else. */
+static int vfmt(char *buf, int size, const char *fmt, va_list ap)
+{
+	int n = 0;
+
+	for (; *fmt && n < size - 1; fmt++) {
+		unsigned long long v;
+		char num[24], *q = num + sizeof(num);
+		const char *s;
+		int base = 10, longs = 0;
+		bool neg = false;
+
+		if (*fmt != '%') {
+			buf[n++] = *fmt;
+			continue;
+		}
+		fmt++;
+		while (*fmt == 'l') {
+			longs++;
+			fmt++;
+		}
+		switch (*fmt) {
+		case 's':
+			for (s = va_arg(ap, const char *); s && *s && n < size - 1;)
+				buf[n++] = *s++;
+			continue;
+		case 'd':
+			v = longs ? va_arg(ap, long) : va_arg(ap, int);
+			neg = (long long)v < 0;
+			if (neg)
+				v = -v;
+			break;
+		case 'x':
+			base = 16;
+			/* fall through */
+		case 'u':
+			v = longs > 1 ? va_arg(ap, unsigned long long) :
+			    longs ? va_arg(ap, unsigned long) :
+			    va_arg(ap, unsigned int);
+			break;
+		default:
+			buf[n++] = '?';
+			continue;
+		}
+		*--q = '\0';
+		do {
+			*--q = "0123456789abcdef"[v % base];
+			v /= base;
+		} while (v);
+		if (neg)
+			*--q = '-';
+		while (*q && n < size - 1)
+			buf[n++] = *q++;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static int fmt(char *buf, int size, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vfmt(buf, size, f, ap);
+	va_end(ap);
+	return n;
+}
+
+static void say(const char *f, ...)
+{
+	char buf[512] = "HIBLAB ";
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = 7 + vfmt(buf + 7, sizeof(buf) - 8, f, ap);
+	va_end(ap);
+	buf[n++] = '\n';
+	write(proto_fd, buf, n);
+	if (proto_fd != 1)
+		write(1, buf, n);
+}
+
+static const char *find(const char *hay, const char *needle)
+{
+	size_t len = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncmp(hay, needle, len))
+			return hay;
+	return NULL;
+}
+
+static void power_off(void)
+{
+	my_syscall0(__NR_sync);
+	reboot(LINUX_REBOOT_CMD_POWER_OFF);
+	for (;;)
+		my_syscall0(__NR_pause);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, text, strlen(text));
+	ret = ret < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int read_file(const char *path, char *buf, int size)
+{
+	int fd = open(path, O_RDONLY);
+	int n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (total < size - 1 && (n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+/* The value of hiblab.<name>= on the kernel command line, or NULL. */
+static const char *param(const char *name)
+{
+	static char value[256];
+	char pat[64];
+	const char *p;
+	int i;
+
+	fmt(pat, sizeof(pat), "hiblab.%s=", name);
+	p = find(cmdline, pat);
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	for (i = 0; p[i] && p[i] != ' ' && p[i] != '\n' && i < 255; i++)
+		value[i] = p[i];
+	value[i] = '\0';
+	return value;
+}
+
+static unsigned long param_ul(const char *name, unsigned long def)
+{
+	const char *v = param(name);
+
+	return v ? strtoul(v, NULL, 0) : def;
+}
+
+static unsigned long long splitmix64(unsigned long long x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static bool under_hypervisor(void)
+{
+	unsigned int eax = 1, ebx, ecx = 0, edx;
+
+	__asm__ volatile("cpuid" : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+	return ecx & (1U << 31);
+}
+
+static unsigned long long rdtsc(void)
+{
+	unsigned int lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((unsigned long long)hi << 32) | lo;
+}
+
+/* Layout of the running kernel, from /proc/kallsyms and /proc/kcore. */
+static void report_layout(const char *boot)
+{
+	static const char * const names[] = {
+		"_text", "swsusp_arch_resume", "restore_image",
+		"hlt_play_dead", "native_play_dead", "page_offset_base",
+	};
+	unsigned long addr[6] = { 0 };
+	unsigned long pob = 0, text_phys = 0;
+	char line[256], *p;
+	int fd, n, len = 0, i;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	fd = open("/proc/kallsyms", O_RDONLY);
+	while (fd >= 0 && (n = read(fd, line + len, sizeof(line) - 1 - len)) > 0) {
+		len += n;
+		line[len] = '\0';
+		while ((p = strchr(line, '\n'))) {
+			*p = '\0';
+			for (i = 0; i < 6; i++) {
+				const char *sym = strrchr(line, ' ');
+
+				if (sym && !strcmp(sym + 1, names[i]) && !addr[i])
+					addr[i] = strtoul(line, NULL, 16);
+			}
+			len -= p + 1 - line;
+			memmove(line, p + 1, len + 1);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+
+	/*
+	 * /proc/kcore describes the direct map with vaddr = __va(paddr) and
+	 * the kernel text with its physical address: both KASLR results.
+	 */
+	fd = open("/proc/kcore", O_RDONLY);
+	if (fd >= 0 && read(fd, &eh, sizeof(eh)) == sizeof(eh)) {
+		for (i = 0; i < eh.e_phnum; i++) {
+			lseek(fd, eh.e_phoff + i * sizeof(ph), SEEK_SET);
+			if (read(fd, &ph, sizeof(ph)) != sizeof(ph))
+				break;
+			if (ph.p_type != PT_LOAD || ph.p_paddr == (Elf64_Addr)-1)
+				continue;
+			if (ph.p_vaddr == addr[0])
+				text_phys = ph.p_paddr;
+			else if (!pob && ph.p_vaddr < addr[0])
+				pob = ph.p_vaddr - ph.p_paddr;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+
+	say("layout boot=%s text=0x%lx text_phys=0x%lx page_offset_base=0x%lx "
+	    "swsusp_arch_resume=0x%lx restore_image=0x%lx hlt_play_dead=0x%lx "
+	    "native_play_dead=0x%lx", boot, addr[0], text_phys, pob, addr[1],
+	    addr[2], addr[3], addr[4]);
+}
+
+static int cpu_online_list(char *buf, int size)
+{
+	int n = read_file("/sys/devices/system/cpu/online", buf, size);
+
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return n;
+}
+
+static void set_cpus(const char *list, const char *value)
+{
+	char path[64];
+	const char *p = list;
+
+	while (p && *p) {
+		unsigned long cpu = strtoul(p, NULL, 10);
+		int ret;
+
+		fmt(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%lu/online", cpu);
+		ret = write_file(path, value);
+		say("cpu cpu=%lu online=%s ret=%d", cpu, value, ret);
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+}
+
+static void start_worker(int cpu)
+{
+	unsigned long mask[MAX_CPUS / 64] = { 0 };
+
+	if (fork() == 0) {
+		mask[cpu / 64] = 1UL << (cpu % 64);
+		my_syscall3(__NR_sched_setaffinity, 0, sizeof(mask), mask);
+		for (;;)
+			slots[cpu].count++;
+	}
+}
+
+static bool cpu_online(int cpu)
+{
+	char path[64], state[8];
+
+	fmt(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	/* CPU 0 has no online file: it cannot go offline. */
+	if (read_file(path, state, sizeof(state)) <= 0)
+		return cpu == 0;
+	return state[0] == '1';
+}
+
+static int nr_possible_cpus(void)
+{
+	char path[64];
+	int cpu;
+
+	for (cpu = 1; cpu < MAX_CPUS; cpu++) {
+		fmt(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		int fd = open(path, O_RDONLY | O_DIRECTORY);
+
+		if (fd < 0)
+			break;
+		close(fd);
+	}
+	return cpu;
+}
+
+static void start_workers(void)
+{
+	char online[64];
+	int cpu;
+
+	slots = mmap(NULL, MAX_CPUS * sizeof(*slots), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (slots == MAP_FAILED) {
+		say("checker-error what=worker-mmap errno=%d", errno);
+		power_off();
+	}
+	for (cpu = 0; cpu < nr_possible_cpus(); cpu++)
+		if (cpu_online(cpu))
+			start_worker(cpu);
+	cpu_online_list(online, sizeof(online));
+	say("workers online=%s", online);
+}
+
+/* Every online CPU's worker must still be counting. */
+static int check_workers(void)
+{
+	unsigned long long before[MAX_CPUS];
+	int cpu, stuck = 0, running = 0, n = nr_possible_cpus();
+	struct timeval tv = { .tv_sec = 1 };
+
+	for (cpu = 0; cpu < n; cpu++)
+		before[cpu] = slots[cpu].count;
+	select(0, NULL, NULL, NULL, &tv);
+	for (cpu = 0; cpu < n; cpu++) {
+		if (!cpu_online(cpu))
+			continue;
+		if (slots[cpu].count == before[cpu]) {
+			say("worker-stuck cpu=%d", cpu);
+			stuck++;
+		} else {
+			running++;
+		}
+	}
+	say("workers-check running=%d stuck=%d", running, stuck);
+	return stuck;
+}
+
+static int mkswap_and_swapon(void)
+{
+	static char page[4096];
+	unsigned long long size = 0;
+	unsigned int *h = (unsigned int *)(page + 1024);
+	int fd = open(SWAP_DEV, O_RDWR), ret;
+
+	if (fd < 0)
+		return -errno;
+	ioctl(fd, BLKGETSIZE64, &size);
+	/* union swap_header: version 1, last_page, no bad pages. */
+	memset(page, 0, sizeof(page));
+	h[0] = 1;
+	h[1] = size / 4096 - 1;
+	memcpy(page + 4096 - 10, "SWAPSPACE2", 10);
+	ret = write(fd, page, sizeof(page)) == sizeof(page) ? 0 : -EIO;
+	fsync(fd);
+	close(fd);
+	if (ret)
+		return ret;
+	ret = my_syscall2(__NR_swapon, SWAP_DEV, 0);
+	say("swap dev=%s bytes=%llu ret=%d", SWAP_DEV, size, ret);
+	return ret;
+}
+
+static void fill(unsigned long long *p, unsigned long words,
+		 unsigned long long k)
+{
+	unsigned long i;
+
+	for (i = 0; i < words; i++)
+		p[i] = splitmix64(k ^ i);
+}
+
+static unsigned long mismatches(const unsigned long long *p,
+				unsigned long words, unsigned long long k,
+				unsigned long *first)
+{
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < words; i++) {
+		if (p[i] != splitmix64(k ^ i)) {
+			if (!bad)
+				*first = i * 8;
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int tmpfs_pattern(bool check)
+{
+	static unsigned long long buf[8192];
+	unsigned long off, first = 0, bad = 0;
+	int fd = open("/tmp/pattern", check ? O_RDONLY : O_RDWR | O_CREAT,
+		      0600);
+
+	if (fd < 0)
+		return -errno;
+	for (off = 0; off < TMPFS_BYTES; off += sizeof(buf)) {
+		unsigned long w;
+
+		if (!check) {
+			for (w = 0; w < 8192; w++)
+				buf[w] = splitmix64(~key ^ (off / 8 + w));
+			if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+				return -EIO;
+			continue;
+		}
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			return -EIO;
+		for (w = 0; w < 8192; w++)
+			if (buf[w] != splitmix64(~key ^ (off / 8 + w)) && !bad++)
+				first = off + w * 8;
+	}
+	close(fd);
+	if (check)
+		say("tmpfs-check bytes=%lu bad_words=%lu first_bad=%lu",
+		    TMPFS_BYTES, bad, first);
+	return bad ? 1 : 0;
+}
+
+static unsigned long mem_total(void)
+{
+	char buf[256];
+	const char *p;
+
+	if (read_file("/proc/meminfo", buf, sizeof(buf)) <= 0)
+		return 0;
+	p = find(buf, "MemTotal:");
+	return p ? strtoul(p + 9, NULL, 10) << 10 : 0;
+}
+
+static void image_boot(void)
+{
+	unsigned long bytes, words, bad, first = 0;
+	unsigned long long *pattern;
+	char before[64], after[64];
+	const char *p;
+	int ret;
+
+	if (!under_hypervisor()) {
+		say("refused reason=no-hypervisor-bit");
+		power_off();
+	}
+	if (mkswap_and_swapon()) {
+		say("checker-error what=swap");
+		power_off();
+	}
+	set_cpus(param("offline_image"), "0");
+
+	bytes = param_ul("pattern_mb", mem_total() / 3 >> 20) << 20;
+	words = bytes / 8;
+	key = splitmix64(rdtsc());
+	pattern = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (pattern == MAP_FAILED) {
+		say("checker-error what=pattern-mmap bytes=%lu errno=%d", bytes,
+		    errno);
+		power_off();
+	}
+	fill(pattern, words, key);
+	if (mismatches(pattern, words, key, &first) || tmpfs_pattern(false) ||
+	    tmpfs_pattern(true)) {
+		say("checker-error what=pattern-readback");
+		power_off();
+	}
+	start_workers();
+	cpu_online_list(before, sizeof(before));
+	report_layout("image");
+	say("hibernating key=0x%llx bytes=%lu online=%s", key, bytes, before);
+
+	if (write_file("/sys/power/disk", "shutdown"))
+		say("checker-error what=sys-power-disk errno=%d", errno);
+	ret = write_file("/sys/power/state", "disk");
+	/* Here after the restore, or right away if saving failed. */
+	say("resumed ret=%d", ret);
+
+	bad = mismatches(pattern, words, key, &first);
+	say("pattern-check bytes=%lu bad_words=%lu first_bad=%lu", bytes, bad,
+	    first);
+	tmpfs_pattern(true);
+	cpu_online_list(after, sizeof(after));
+	say("cpus-check before=%s after=%s", before, after);
+	set_cpus(param("online_after"), "1");
+	for (p = param("online_after"); p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		start_worker(strtoul(p, NULL, 10));
+	check_workers();
+	say("done");
+	power_off();
+}
+
+static void restore_boot(void)
+{
+	char dev[32], go[16];
+	int n, ret;
+
+	report_layout("restore");
+	set_cpus(param("offline_restore"), "0");
+	if (read_file("/sys/block/vda/dev", dev, sizeof(dev)) <= 0) {
+		say("checker-error what=no-swap-device");
+		power_off();
+	}
+	if (strchr(dev, '\n'))
+		*strchr(dev, '\n') = '\0';
+	say("ready-to-resume dev=%s", dev);
+	n = read(proto_fd, go, sizeof(go) - 1);
+	go[n > 0 ? n : 0] = '\0';
+	say("resuming");
+	ret = write_file("/sys/power/resume", dev);
+	/* Only reached when there was no image to restore. */
+	say("no-image ret=%d", ret);
+	power_off();
+}
+
+int main(void)
+{
+	const char *mode;
+
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/dev", 0755);
+	mkdir("/tmp", 01777);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mount("tmpfs", "/tmp", "tmpfs", 0, "size=64m");
+	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	proto_fd = open(PROTO_TTY, O_RDWR | O_NOCTTY);
+	if (proto_fd < 0)
+		proto_fd = 1;
+
+	mode = param("mode");
+	say("hello mode=%s", mode ? mode : "none");
+	if (mode && !strcmp(mode, "image"))
+		image_boot();
+	else if (mode && !strcmp(mode, "restore"))
+		restore_boot();
+	say("checker-error what=unknown-mode");
+	power_off();
+	return 0;
+}

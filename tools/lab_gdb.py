@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Stop a guest at an address with QEMU's gdbstub and read every vCPU.
+
+gdb runs in batch mode without symbols (the guest kernel is KASLR'd);
+addresses are symbolized by lab_symbols against the System.map of the
+kernel that was running, shifted by its own KASLR offset.
+"""
+
+import dataclasses
+import re
+import subprocess
+import time
+from pathlib import Path
+from typing import List, Optional
+
+from lab_errors import LabError
+
+# "  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c6e in ?? ()"
+_THREAD = re.compile(r'Thread \d+\.(\d+) \(CPU#(\d+) \[(\w+)\s*\]\)\s+'
+		     r'(0x[0-9a-f]+)')
+# gdb -batch prints no "Continuing." before the stop; the breakpoint being
+# set is the last thing it says, and the console input sent after it waits
+# in QEMU's UART until the guest runs.
+ARMED = 'Hardware assisted breakpoint'
+
+
+@dataclasses.dataclass(frozen=True)
+class VCpu:
+	cpu: int
+	state: str		# 'halted' or 'running', as QEMU reports it
+	pc: int
+
+
+def parse_threads(text: str) -> List[VCpu]:
+	cpus = []
+	for m in _THREAD.finditer(text):
+		cpus.append(VCpu(int(m.group(2)), m.group(3), int(m.group(4), 16)))
+	return sorted(cpus, key=lambda c: c.cpu)
+
+
+class BreakpointSession:
+	"""gdb attached to a running guest, continuing to a hardware breakpoint.
+
+	start() returns once gdb has set the breakpoint (the caller then
+	triggers the code path); result() waits for the stop,
+	the thread list and gdb's detach, which lets the guest run on.
+	"""
+
+	def __init__(self, port: int, address: int, transcript: Path) -> None:
+		self.transcript = transcript
+		self.argv = ['gdb', '-batch', '-nx',
+			     '-ex', 'set pagination off',
+			     '-ex', 'set confirm off',
+			     '-ex', f'target remote 127.0.0.1:{port}',
+			     '-ex', f'hbreak *{address:#x}',
+			     '-ex', 'continue',
+			     '-ex', 'info threads',
+			     '-ex', 'detach']
+		self.proc: Optional[subprocess.Popen] = None
+		self.out = transcript.open('w')
+
+	def start(self, timeout: float) -> None:
+		self.out.write('$ ' + ' '.join(self.argv) + '\n')
+		self.out.flush()
+		try:
+			self.proc = subprocess.Popen(self.argv, stdout=self.out,
+						     stderr=subprocess.STDOUT)
+		except FileNotFoundError as e:
+			raise LabError('cannot run gdb', 'run `make setup`') from e
+		deadline = time.monotonic() + timeout
+		while time.monotonic() < deadline:
+			if ARMED in self.transcript.read_text():
+				return
+			if self.proc.poll() is not None:
+				break
+			time.sleep(0.1)
+		raise LabError('gdb did not attach and continue in time '
+			       f'(see {self.transcript})')
+
+	def result(self, timeout: float) -> Optional[List[VCpu]]:
+		"""The vCPUs at the breakpoint, or None if it was not reached."""
+		assert self.proc
+		try:
+			self.proc.wait(timeout=timeout)
+		except subprocess.TimeoutExpired:
+			self.proc.kill()
+			self.proc.wait()
+			return None
+		finally:
+			self.out.close()
+		cpus = parse_threads(self.transcript.read_text())
+		return cpus or None
+
+	def kill(self) -> None:
+		if self.proc and self.proc.poll() is None:
+			self.proc.kill()
+			self.proc.wait()
+		if not self.out.closed:
+			self.out.close()

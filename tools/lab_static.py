@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Static checks of a built vmlinux: the restore path's instruction rules.
+
+Each check disassembles the function it is about with objdump, prints the
+range it inspected, and fails naming the offending instruction.
+"""
+
+import re
+import subprocess
+from pathlib import Path
+from typing import List, Tuple
+
+from lab_verdict import FAIL, PASS, Verdict
+
+Insn = Tuple[int, str]		# (address, "mnemonic operands")
+
+_LINE = re.compile(r'^\s*([0-9a-f]+):\s+(.*\S)\s*$')
+STACK = re.compile(r'^(push|pop|call|enter|leave|ret)|%[re]?sp\b|%[re]?bp\b')
+_IMM = re.compile(r'\$(0x[0-9a-f]+)')
+# Direct map up to the end of the kernel image: an immediate in this range
+# is an address (e.g. of page_offset_base, as __PAGE_OFFSET becomes with
+# RANDOMIZE_MEMORY); masks such as ~X86_CR4_PGE lie above it.
+KERNEL_RANGE = (0xffff800000000000, 0xffffffffc0000000)
+
+
+def kernel_immediate(text: str) -> bool:
+	return any(KERNEL_RANGE[0] <= int(v, 16) < KERNEL_RANGE[1]
+		   for v in _IMM.findall(text))
+
+
+def disassemble(vmlinux: Path, symbol: str) -> List[Insn]:
+	out = subprocess.run(['objdump', '-d', '--no-show-raw-insn',
+			      '--wide',
+			      f'--disassemble={symbol}', str(vmlinux)],
+			     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+			     check=False).stdout.decode()
+	insns = []
+	for line in out.splitlines():
+		m = _LINE.match(line)
+		if m:
+			insns.append((int(m.group(1), 16),
+				      re.sub(r'\s+', ' ', m.group(2))))
+	return insns
+
+
+def _span(insns: List[Insn]) -> str:
+	return f'{insns[0][0]:#x}-{insns[-1][0]:#x}' if insns else 'empty'
+
+
+def _writes_cr3(text: str) -> bool:
+	return text.startswith('mov ') and text.endswith(',%cr3')
+
+
+def check_restore_registers(vmlinux: Path) -> Verdict:
+	"""No stack access before CR3 is the image kernel's (4ce827b4cc58)."""
+	name = 'static/restore_registers-no-stack-before-cr3'
+	insns = disassemble(vmlinux, 'restore_registers')
+	cut = next((i for i, (_, t) in enumerate(insns) if _writes_cr3(t)), None)
+	if cut is None:
+		return Verdict(name, FAIL, f'no CR3 write in restore_registers '
+			       f'({len(insns)} instructions)')
+	before = insns[:cut]
+	bad = [(a, t) for a, t in before if STACK.search(t)]
+	where = f'restore_registers {_span(insns[:cut + 1])}, {cut} ' \
+		'instruction(s) before the CR3 write'
+	if bad:
+		return Verdict(name, FAIL, f'{bad[0][0]:#x}: {bad[0][1]} ({where})')
+	return Verdict(name, PASS, where)
+
+
+def check_core_restore_code(vmlinux: Path) -> Verdict:
+	"""Relocated code: no stack, no RIP-relative or kernel-address operand
+	(c226fab47429, 65c0554b73c9)."""
+	name = 'static/core_restore_code-position-independent'
+	insns = disassemble(vmlinux, 'core_restore_code')
+	if not insns:
+		return Verdict(name, FAIL, 'core_restore_code not found')
+	for a, t in insns:
+		if STACK.search(t) or '(%rip)' in t or kernel_immediate(t):
+			return Verdict(name, FAIL, f'{a:#x}: {t} (core_restore_code '
+				       f'{_span(insns)})')
+	if not insns[-1][1].startswith('jmp *'):
+		return Verdict(name, FAIL, f'does not end in an indirect jump: '
+			       f'{insns[-1][1]}')
+	return Verdict(name, PASS, f'core_restore_code {_span(insns)}, '
+		       f'{len(insns)} instructions')
+
+
+def check_restore_image(vmlinux: Path) -> Verdict:
+	"""The CR3 switch happens in the relocated copy, not in kernel text
+	(65c0554b73c9)."""
+	name = 'static/restore_image-no-cr3-switch'
+	insns = disassemble(vmlinux, 'restore_image')
+	if not insns:
+		return Verdict(name, FAIL, 'restore_image not found')
+	for a, t in insns:
+		if _writes_cr3(t) or STACK.search(t):
+			return Verdict(name, FAIL, f'{a:#x}: {t} (restore_image '
+				       f'{_span(insns)})')
+	return Verdict(name, PASS, f'restore_image {_span(insns)}, '
+		       f'{len(insns)} instructions, ends in {insns[-1][1]}')
+
+
+def _symbol_address(vmlinux: Path, symbol: str) -> int:
+	out = subprocess.run(['nm', str(vmlinux)], stdout=subprocess.PIPE,
+			     check=False).stdout.decode()
+	for line in out.splitlines():
+		f = line.split()
+		if len(f) == 3 and f[2] == symbol:
+			return int(f[0], 16)
+	return 0
+
+
+def check_create_image_order(vmlinux: Path) -> Verdict:
+	"""After swsusp_arch_suspend() returns, restore_processor_state() is
+	the very next thing: no tracing, no per-CPU access (62822e2ec4ad)."""
+	name = 'static/create_image-restores-state-first'
+	suspend = _symbol_address(vmlinux, 'swsusp_arch_suspend')
+	restore = _symbol_address(vmlinux, 'restore_processor_state')
+	for func in ('create_image', 'hibernation_snapshot'):
+		insns = disassemble(vmlinux, func)
+		calls = [i for i, (_, t) in enumerate(insns)
+			 if t.startswith('call') and f'{suspend:x}' in t]
+		if calls:
+			break
+	else:
+		return Verdict(name, FAIL, 'no call to swsusp_arch_suspend found '
+			       'in create_image or hibernation_snapshot')
+	start = calls[0]
+	for a, t in insns[start + 1:]:
+		if t.startswith('call'):
+			ok = f'{restore:x}' in t
+			return Verdict(name, PASS if ok else FAIL,
+				       f'{func}: first call after swsusp_arch_suspend '
+				       f'at {a:#x} is {t}')
+		if t.startswith('j') or t.startswith('nop') or '%gs:' in t:
+			return Verdict(name, FAIL, f'{func} {a:#x}: {t} between '
+				       'swsusp_arch_suspend and '
+				       'restore_processor_state (a tracepoint or '
+				       'per-CPU access)')
+	return Verdict(name, FAIL, f'{func}: no call after swsusp_arch_suspend')
+
+
+CHECKS = (check_restore_registers, check_core_restore_code,
+	  check_restore_image, check_create_image_order)
+
+
+def run_all(vmlinux: Path) -> List[Verdict]:
+	return [check(vmlinux) for check in CHECKS]
