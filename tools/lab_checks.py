@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Union
 
 import lab_kunit
+import lab_lab
 import lab_mutants
 import lab_overlay
 import lab_paths
+import lab_static
 import lab_tree
 import lab_verdict
 from lab_errors import LabError
@@ -115,7 +117,8 @@ KUNIT_RUNS = (
 
 
 def check_kunit(ctx: Context) -> List[Verdict]:
-	"""Our suites, built once, booted with 4-level and 5-level paging."""
+	"""Our suites, built once, booted with 4-level and 5-level paging;
+	then the static checks of that kernel."""
 	verdicts = []
 	tree = ctx.need_tree()
 	for prefix, options, allow_skip in KUNIT_RUNS:
@@ -126,7 +129,22 @@ def check_kunit(ctx: Context) -> List[Verdict]:
 			ctx.log(prefix), [sub, '--arch=x86_64'] + options,
 			ctx.req.jobs), prefix, allow_skip)
 		verdicts += run
-	return verdicts
+	# The KUnit kernel has HIBERNATION and tracepoints: the static checks
+	# read it, as the gauntlet does for each mutant.
+	build = lab_paths.build_dir(ctx.req.cache, lab_kunit.build_variant(
+		lab_kunit.kunitconfigs(), ['--arch=x86_64']))
+	return verdicts + lab_static.run_all(build / 'vmlinux')
+
+
+def check_lab(ctx: Context) -> List[Verdict]:
+	"""The main job: make qemu-hibernate's smoke cycle."""
+	tree = ctx.need_tree()
+	with ctx.log('lab').open('w') as f:
+		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
+			tree.path, 'topic', ctx.req.cache, ctx.results / 'lab',
+			['smoke'], 'auto', ctx.req.jobs),
+			lambda s: print(s, file=f, flush=True))
+	return [dataclasses.replace(v, name='lab/' + v.name) for v in verdicts]
 
 
 def check_mutants(ctx: Context) -> List[Verdict]:
@@ -156,6 +174,7 @@ CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'tree': check_tree,
 	'overlay-roundtrip': check_overlay_roundtrip,
 	'kunit': check_kunit,
+	'lab': check_lab,
 	'mutants': check_mutants,
 }
 

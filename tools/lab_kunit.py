@@ -32,14 +32,31 @@ def has_option(args: Sequence[str], name: str) -> bool:
 	return any(a == name or a.startswith(name + '=') for a in args)
 
 
+def option_values(args: Sequence[str], name: str) -> List[str]:
+	"""Values of `name=V` and `name V` in a kunit_tool command line."""
+	values = []
+	for i, a in enumerate(args):
+		if a.startswith(name + '='):
+			values.append(a.split('=', 1)[1])
+		elif a == name and i + 1 < len(args):
+			values.append(args[i + 1])
+	return values
+
+
 def build_variant(configs: Sequence[Path], args: Sequence[str]) -> str:
-	"""A build directory name that changes when the configuration does."""
+	"""A build directory name that changes when the configuration does:
+	the kunitconfigs in use (the user's, if given) and the options that
+	change the kernel."""
 	digest = hashlib.sha256()
-	for c in configs:
-		digest.update(c.read_bytes())
-	for a in args:
-		if a.startswith(('--arch', '--kconfig_add', '--alltests')):
-			digest.update(a.encode())
+	user = [Path(v) for v in option_values(args, '--kunitconfig')]
+	for c in user or configs:
+		path = c / '.kunitconfig' if c.is_dir() else c
+		digest.update(path.read_bytes() if path.is_file() else
+			      str(path).encode())
+	for name in ('--arch', '--kconfig_add', '--alltests', '--cross_compile'):
+		for v in option_values(args, name) or \
+			 ([''] if name in args else []):
+			digest.update(f'{name}={v}'.encode())
 	return 'kunit-' + digest.hexdigest()[:10]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, List, Tuple
 
 import lab_kunit
+import lab_lab
 import lab_paths
 import lab_static
 from lab_errors import LabError
@@ -127,6 +128,33 @@ def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 	return True, verdicts + static
 
 
+LAB_PREFIX = 'lab/'
+
+
+def _lab_scenarios(mutants: List[Mutant]) -> List[str]:
+	"""Scenarios named by Killed-by: lab/<scenario>/<check> lines."""
+	names = []
+	for m in mutants:
+		for c in m.killed_by:
+			if c.startswith(LAB_PREFIX):
+				name = c[len(LAB_PREFIX):].split('/', 1)[0]
+				if name not in names:
+					names.append(name)
+	return names
+
+
+def _lab_checks(req: GauntletRequest, wt: Git, label: str,
+		scenarios: List[str]) -> List[Verdict]:
+	logs = req.results / label / 'lab'
+	logs.mkdir(parents=True, exist_ok=True)
+	with (logs / 'progress.log').open('w') as f:
+		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
+			wt.worktree, 'mutant', req.cache, logs, scenarios, 'auto',
+			req.jobs), lambda s: print(s, file=f, flush=True))
+	return [dataclasses.replace(v, name=LAB_PREFIX + v.name)
+		for v in verdicts]
+
+
 def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		 progress: Callable[[str], None] = print
 		 ) -> Tuple[List[Verdict], List[MutantResult]]:
@@ -142,12 +170,24 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 	if not built:
 		return [Verdict('mutant-baseline', FAIL, 'the unmutated branch '
 				f'does not build (see {req.results / "baseline"})')], []
+	scenarios = _lab_scenarios(mutants)
+	if scenarios:
+		progress(f'mutants: baseline lab ({", ".join(scenarios)})')
+		baseline += _lab_checks(req, wt, 'baseline', scenarios)
 	results = []
 	for n, m in enumerate(mutants, 1):
 		progress(f'mutants: [{n}/{len(mutants)}] {m.name}')
 		wt = prepare_worktree(req.tree, wt_path, req.commit)
 		apply(wt, m)
 		built, verdicts = _kunit_checks(req, wt, m.name, build_dir)
+		lab = _lab_scenarios([m])
+		if built and lab:
+			try:
+				verdicts += _lab_checks(req, wt, m.name, lab)
+			except LabError as e:
+				# A mutant guest that does not build is not killed.
+				built = False
+				progress(f'mutants: {m.name}: {e}')
 		failed = tuple(v.name for v in verdicts if v.status == FAIL)
 		error = '' if built else (f'does not build (see '
 					  f'{req.results / m.name / "build.log"})')

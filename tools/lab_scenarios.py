@@ -36,4 +36,9 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 offline_image='2', online_after='2'),
 	Scenario('offline-restore', 'CPU 3 offlined in the restore kernel '
 		 'before the resume is triggered', offline_restore='3'),
+	Scenario('smt-nosmt', 'SMT topology (2 cores x 2 threads), restore '
+		 'kernel booted with nosmt', topology='cores=2,threads=2',
+		 cmdline_restore='nosmt'),
+	Scenario('vcpus-2', '2 vCPUs', vcpus=2),
+	Scenario('vcpus-8', '8 vCPUs', vcpus=8),
 )}

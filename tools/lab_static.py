@@ -115,6 +115,10 @@ def check_create_image_order(vmlinux: Path) -> Verdict:
 	"""After swsusp_arch_suspend() returns, restore_processor_state() is
 	the very next thing: no tracing, no per-CPU access (62822e2ec4ad)."""
 	name = 'static/create_image-restores-state-first'
+	if not _symbol_address(vmlinux, '__tracepoint_suspend_resume'):
+		return Verdict(name, FAIL, 'the kernel has no suspend_resume '
+			       'tracepoint (CONFIG_TRACEPOINTS off): this check '
+			       'would be blind; build it with tracing')
 	suspend = _symbol_address(vmlinux, 'swsusp_arch_suspend')
 	restore = _symbol_address(vmlinux, 'restore_processor_state')
 	for func in ('create_image', 'hibernation_snapshot'):

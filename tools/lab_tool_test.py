@@ -432,6 +432,21 @@ class KunitTest(unittest.TestCase):
 			['exec', '--arch=x86_64', '--qemu_args=-cpu max']).argv
 			if a.startswith('--build_dir')])
 
+	def test_own_kunitconfig_gets_its_own_build_dir(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			mine = Path(tmp) / 'm.kunitconfig'
+			mine.write_text('CONFIG_KUNIT=y\nCONFIG_MODULES=y\n')
+			default = lab_kunit.build_variant(lab_kunit.kunitconfigs(),
+							  ['--arch=x86_64'])
+			own = lab_kunit.build_variant(lab_kunit.kunitconfigs(),
+						      ['--arch=x86_64',
+						       f'--kunitconfig={mine}'])
+			spaced = lab_kunit.build_variant(lab_kunit.kunitconfigs(),
+							 ['--arch', 'x86_64',
+							  '--kunitconfig', str(mine)])
+		self.assertNotEqual(default, own)
+		self.assertEqual(own, spaced)
+
 	def test_unknown_subcommand(self) -> None:
 		with self.assertRaises(ValueError):
 			self.command(['frobnicate'])
