@@ -87,8 +87,8 @@ def qemu_argv(req: CycleRequest, guest: GuestImage, disk: Path, mode: str,
 
 def _fail_with_tail(name: str, what: str, guest: lab_qemu.Guest) -> Verdict:
 	tail = ' | '.join(l.strip() for l in guest.tail(8))
-	return Verdict(name, FAIL, f'{what}; serial tail: {tail} '
-		       f'(log: {guest.log})')
+	return Verdict(name, FAIL, f'{what}; console tail: {tail} '
+		       f'(console: {guest.console})')
 
 
 def _layout(events: List[lab_protocol.Event], boot: str) -> Dict[str, int]:
