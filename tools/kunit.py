@@ -36,6 +36,7 @@ def main(argv: list) -> int:
 	results.mkdir(parents=True, exist_ok=True)
 	cmd = lab_kunit.kunit_command(tree.path, cache, results, argv,
 				      os.cpu_count() or 1)
+	cmd.prepare()
 	print(f'kunit: {" ".join(cmd.argv[1:])}', flush=True)
 	rc = subprocess.run([sys.executable] + cmd.argv, cwd=tree.path,
 			    check=False).returncode

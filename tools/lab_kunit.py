@@ -64,6 +64,12 @@ def build_variant(configs: Sequence[Path], args: Sequence[str]) -> str:
 class KunitCommand:
 	argv: List[str]
 	json_path: Path
+	build_dir: Path
+
+	def prepare(self) -> None:
+		"""kunit_tool creates its build directory with os.mkdir(): the
+		parent must exist (it does not in a new cache directory)."""
+		self.build_dir.parent.mkdir(parents=True, exist_ok=True)
 
 
 def kunit_command(tree: Path, cache: Path, results: Path, args: List[str],
@@ -77,9 +83,11 @@ def kunit_command(tree: Path, cache: Path, results: Path, args: List[str],
 	if sub in ('run', 'config', 'build') and \
 	   not has_option(rest, '--kunitconfig'):
 		extra += [f'--kunitconfig={c}' for c in configs]
-	if not has_option(rest, '--build_dir'):
-		variant = build_variant(configs, rest)
-		extra.append(f'--build_dir={lab_paths.build_dir(cache, variant)}')
+	given = option_values(rest, '--build_dir')
+	build = Path(given[0]) if given else \
+		lab_paths.build_dir(cache, build_variant(configs, rest))
+	if not given:
+		extra.append(f'--build_dir={build}')
 	if sub in ('run', 'build') and not has_option(rest, '--jobs'):
 		extra.append(f'--jobs={jobs}')
 	json_path = results / 'kunit.json'
@@ -87,7 +95,8 @@ def kunit_command(tree: Path, cache: Path, results: Path, args: List[str],
 	   and not has_option(rest, '--raw_output'):
 		extra.append(f'--json={json_path}')
 	tool = tree / 'tools' / 'testing' / 'kunit' / 'kunit.py'
-	return KunitCommand([str(tool), sub] + extra + rest, json_path)
+	return KunitCommand([str(tool), sub] + extra + rest, json_path,
+			    build.resolve())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,6 +168,7 @@ def run_kunit(run: KunitRun, prefix: str = 'kunit',
 	"""
 	run.results.mkdir(parents=True, exist_ok=True)
 	cmd = kunit_command(run.tree, run.cache, run.results, run.args, run.jobs)
+	cmd.prepare()
 	env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
 	with run.log.open('w') as f:
 		f.write(f'$ {" ".join(cmd.argv)}\n')

@@ -150,4 +150,7 @@ CHECKS = (check_restore_registers, check_core_restore_code,
 
 
 def run_all(vmlinux: Path) -> List[Verdict]:
+	if not vmlinux.is_file():
+		return [Verdict('static', FAIL, f'no vmlinux at {vmlinux} (the '
+				'build before it failed)')]
 	return [check(vmlinux) for check in CHECKS]

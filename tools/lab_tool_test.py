@@ -413,6 +413,15 @@ class KunitTest(unittest.TestCase):
 							      'kunit-')]
 		self.assertEqual(len(build), 1)
 		self.assertEqual(cmd.argv[-1], '--arch=x86_64')
+		self.assertEqual(str(cmd.build_dir), build[0].split('=', 1)[1])
+
+	def test_prepare_creates_the_parent_only(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			cmd = lab_kunit.kunit_command(Path('/t'), Path(tmp) / 'new-cache',
+						      Path('/r'), ['run'], 2)
+			cmd.prepare()
+			self.assertTrue(cmd.build_dir.parent.is_dir())
+			self.assertFalse(cmd.build_dir.exists())
 
 	def test_user_options_win_and_pass_through(self) -> None:
 		cmd = self.command(['run', '--kunitconfig=x', '--build_dir=b',
