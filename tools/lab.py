@@ -12,7 +12,6 @@
 import argparse
 import os
 import sys
-from pathlib import Path
 
 import lab_base
 import lab_checks

@@ -12,7 +12,6 @@ verifies its pattern, CPUs and workers and powers off.
 
 import dataclasses
 import json
-import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
