@@ -131,8 +131,7 @@ def check_kunit(ctx: Context) -> List[Verdict]:
 		verdicts += run
 	# The KUnit kernel has HIBERNATION and tracepoints: the static checks
 	# read it, as the gauntlet does for each mutant.
-	build = lab_paths.build_dir(ctx.req.cache, lab_kunit.build_variant(
-		lab_kunit.kunitconfigs(), ['--arch=x86_64']))
+	build = lab_kunit.default_build_dir(ctx.req.cache, ['--arch=x86_64'])
 	return verdicts + lab_static.run_all(build / 'vmlinux')
 
 

@@ -60,6 +60,14 @@ def build_variant(configs: Sequence[Path], args: Sequence[str]) -> str:
 	return 'kunit-' + digest.hexdigest()[:10]
 
 
+def default_build_dir(cache: Path, args: Sequence[str],
+		      prefix: str = "") -> Path:
+	"""Where our kunitconfigs build for `args`; `prefix` separates trees
+	(the mutant worktree builds in its own directory)."""
+	return lab_paths.build_dir(cache, prefix + build_variant(kunitconfigs(),
+								    args))
+
+
 @dataclasses.dataclass(frozen=True)
 class KunitCommand:
 	argv: List[str]

@@ -19,7 +19,6 @@ from typing import Callable, List, Tuple
 
 import lab_kunit
 import lab_lab
-import lab_paths
 import lab_static
 from lab_errors import LabError
 from lab_git import Git
@@ -162,9 +161,8 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 	wt_path = req.cache / 'worktrees' / WORKTREE_NAME
 	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
 	# Fixed once: every mutant builds incrementally in the same directory.
-	build_dir = lab_paths.build_dir(req.cache, 'mutant-' + lab_kunit.
-					build_variant(lab_kunit.kunitconfigs(),
-						      ['--arch=x86_64']))
+	build_dir = lab_kunit.default_build_dir(req.cache, ['--arch=x86_64'],
+						'mutant-')
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
 	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir)
 	if not built:

@@ -414,6 +414,8 @@ class KunitTest(unittest.TestCase):
 		self.assertEqual(len(build), 1)
 		self.assertEqual(cmd.argv[-1], '--arch=x86_64')
 		self.assertEqual(str(cmd.build_dir), build[0].split('=', 1)[1])
+		self.assertEqual(cmd.build_dir, lab_kunit.default_build_dir(
+			Path('/c'), ['--arch=x86_64']))
 
 	def test_prepare_creates_the_parent_only(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
