@@ -5,7 +5,8 @@
 
 LAB := ./tools/lab.py
 
-.PHONY: help setup tree export status test kunit mutants qemu-hibernate lab-matrix clean
+.PHONY: help setup tree export status test kunit mutants series qemu-hibernate \
+	lab-matrix clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -46,6 +47,11 @@ kunit: setup
 ## mutants the mutation gauntlet: every revived bug must be caught
 mutants: setup
 	./tools/mutants.py
+
+## series  the topic branch as mails: b4 prep, checkpatch, per-commit
+##         builds, b4 send -o, git am round trip (never sends mail)
+series: setup
+	./tools/series.py
 
 ## clean   remove results/ (the cache tree and builds stay; see README)
 clean:

@@ -14,6 +14,7 @@ import sys
 import time
 
 import lab_kunit
+import lab_lock
 import lab_paths
 import lab_tree
 import lab_verdict
@@ -27,11 +28,16 @@ def main(argv: list) -> int:
 		return 0 if argv and argv[0] in ('-h', '--help') else 2
 	cache = lab_paths.cache_dir()
 	try:
-		tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-			lab_paths.REPO_ROOT, cache))
+		with lab_lock.CacheLock(cache):
+			return run(argv, cache)
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
+
+
+def run(argv: list, cache) -> int:
+	tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
+		lab_paths.REPO_ROOT, cache))
 	results = lab_paths.results_dir() / time.strftime('kunit-%Y%m%d-%H%M%S')
 	results.mkdir(parents=True, exist_ok=True)
 	cmd = lab_kunit.kunit_command(tree.path, cache, results, argv,

@@ -15,6 +15,7 @@ import sys
 
 import lab_base
 import lab_checks
+import lab_lock
 import lab_overlay
 import lab_paths
 import lab_setup
@@ -91,6 +92,9 @@ def main(argv: list) -> int:
 	p.set_defaults(handler=test_handler)
 	args = parser.parse_args(argv)
 	try:
+		if args.command in ('tree', 'export', 'test'):
+			with lab_lock.CacheLock(lab_paths.cache_dir()):
+				return args.handler(args)
 		return args.handler(args)
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)

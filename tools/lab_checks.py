@@ -21,6 +21,7 @@ import lab_lab
 import lab_mutants
 import lab_overlay
 import lab_paths
+import lab_scenarios
 import lab_static
 import lab_tree
 import lab_verdict
@@ -141,7 +142,7 @@ def check_lab(ctx: Context) -> List[Verdict]:
 	with ctx.log('lab').open('w') as f:
 		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
 			tree.path, 'topic', ctx.req.cache, ctx.results / 'lab',
-			['smoke'], 'auto', ctx.req.jobs),
+			[lab_scenarios.SCENARIOS['smoke']], 'auto', ctx.req.jobs),
 			lambda s: print(s, file=f, flush=True))
 	return [dataclasses.replace(v, name='lab/' + v.name) for v in verdicts]
 

@@ -56,3 +56,16 @@ class Git:
 
 	def tree_of(self, ref: str) -> str:
 		return self.text(['rev-parse', ref + '^{tree}'])
+
+
+def prepare_worktree(git: Git, worktree: Path, commit: str) -> Git:
+	"""A clean worktree of `commit`; files that do not change keep mtimes."""
+	wt = Git(worktree)
+	if not worktree.exists():
+		git.run(['worktree', 'prune'])
+		git.run(['worktree', 'add', '-q', '--detach', str(worktree),
+			 commit])
+	else:
+		wt.run(['checkout', '-q', '-f', '--detach', commit])
+		wt.run(['clean', '-q', '-fdx', '-e', '.gitignore'])
+	return wt

@@ -6,15 +6,17 @@ and the lab-killed mutants of the gauntlet.
 """
 
 import dataclasses
+import json
 import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, Dict, List
 
 import lab_cycle
 import lab_guest
 import lab_qemu
 import lab_scenarios
-from lab_verdict import SKIP, Verdict
+import lab_variants
+from lab_verdict import FAIL, SKIP, Verdict
 
 KASLR_TRIES = 3
 
@@ -25,7 +27,7 @@ class LabRequest:
 	variant: str		# build variant name ('topic', 'mutant', ...)
 	cache: Path
 	results: Path
-	scenarios: List[str]
+	scenarios: List[lab_scenarios.Scenario]
 	accel: str		# 'auto', 'kvm' or 'tcg'
 	jobs: int
 
@@ -62,32 +64,85 @@ def pick_accel(requested: str, image: lab_guest.GuestImage, results: Path,
 	return 'tcg'
 
 
+class Images:
+	"""Guest images by Build, each built once per run."""
+
+	def __init__(self, req: LabRequest,
+		     progress: Callable[[str], None]) -> None:
+		self.req = req
+		self.progress = progress
+		self.built: Dict[lab_scenarios.Build, lab_guest.GuestImage] = {}
+
+	def get(self, build: lab_scenarios.Build) -> lab_guest.GuestImage:
+		if build not in self.built:
+			req = self.req
+			tree, label = req.tree, req.variant
+			if build.patch:
+				# One worktree and build directory per variant,
+				# shared by the topic and every mutant: incremental.
+				tree = lab_variants.variant_tree(req.tree, req.cache,
+								 build.patch)
+				label = f'variant-{build.patch}'
+			fragments = (lab_guest.FRAGMENT,)
+			if build.config:
+				fragments += (lab_variants.config_path(build.config),)
+				label += f'-{build.config}'
+			self.built[build] = lab_guest.build_guest(
+				lab_guest.GuestRequest(tree, req.cache, label,
+						       req.jobs, fragments),
+				self.progress)
+		return self.built[build]
+
+
 def run_lab(req: LabRequest, progress: Callable[[str], None] = print
 	    ) -> List[Verdict]:
 	"""Every scenario's verdicts, named '<scenario>/<check>'."""
 	lab_guest.require_tools()
-	image = lab_guest.build_guest(lab_guest.GuestRequest(
-		req.tree, req.cache, req.variant, req.jobs), progress)
+	images = Images(req, progress)
+	scenarios = req.scenarios
 	req.results.mkdir(parents=True, exist_ok=True)
-	accel = pick_accel(req.accel, image, req.results, progress)
+	accel = pick_accel(req.accel, images.get(scenarios[0].build),
+			   req.results, progress)
 	verdicts: List[Verdict] = []
-	for name in req.scenarios:
-		scenario = lab_scenarios.SCENARIOS[name]
+	for scenario in scenarios:
+		name = scenario.name
+		image = images.get(scenario.build)
+		restore = images.get(scenario.restore)
 		for attempt in range(1, KASLR_TRIES + 1):
-			progress(f'lab: {name}: cycle {attempt} '
+			progress(f'lab: {name}: run {attempt} '
 				 f'({scenario.description}; {accel})')
 			start = time.monotonic()
 			cycle = lab_cycle.Cycle(lab_cycle.CycleRequest(
-				scenario, image, image,
+				scenario, image, restore,
 				req.results / f'{name}-{attempt}', accel))
 			got = [dataclasses.replace(v, name=f'{name}/{v.name}')
 			       for v in cycle.run()]
 			times = ', '.join(f'{k} {v:.0f}s'
 					  for k, v in cycle.times.items())
-			progress(f'lab: {name}: cycle took '
+			progress(f'lab: {name}: run took '
 				 f'{time.monotonic() - start:.0f}s ({times})')
 			if not any(v.name.endswith('/kaslr') and v.status == SKIP
 				   for v in got):
 				break
 		verdicts += got
 	return verdicts
+
+
+def cycle_summary(results: Path, names: List[str],
+		  verdicts: List[Verdict]) -> str:
+	"""'N cycles, F failed, total and per-cycle time' from a run's
+	verdict.json files (the last attempt of each scenario)."""
+	seconds = []
+	for name in names:
+		runs = sorted(results.glob(f'{name}-*/verdict.json'))
+		if runs:
+			times = json.loads(runs[-1].read_text()).get('times', {})
+			seconds.append(sum(times.values()))
+	failed = {v.name.split('/', 1)[0] for v in verdicts if v.status == FAIL}
+	if not seconds:
+		return f'lab: {len(names)} cycles, none ran'
+	return (f'lab: {len(names)} cycles, {len(failed)} failed'
+		f'{" (" + ", ".join(sorted(failed)) + ")" if failed else ""}; '
+		f'guest time {sum(seconds):.0f}s in all, per cycle min '
+		f'{min(seconds):.0f}s / mean {sum(seconds) / len(seconds):.0f}s / '
+		f'max {max(seconds):.0f}s')

@@ -19,9 +19,10 @@ from typing import Callable, List, Tuple
 
 import lab_kunit
 import lab_lab
+import lab_scenarios
 import lab_static
 from lab_errors import LabError
-from lab_git import Git
+from lab_git import Git, prepare_worktree
 from lab_verdict import FAIL, PASS, Verdict
 
 MUTANT_DIR_NAME = 'mutants'
@@ -50,19 +51,6 @@ def parse_mutant(path: Path) -> Mutant:
 
 def read_mutants(directory: Path) -> List[Mutant]:
 	return [parse_mutant(p) for p in sorted(directory.glob('*.patch'))]
-
-
-def prepare_worktree(git: Git, worktree: Path, commit: str) -> Git:
-	"""A clean worktree of `commit`; files that do not change keep mtimes."""
-	wt = Git(worktree)
-	if not worktree.exists():
-		git.run(['worktree', 'prune'])
-		git.run(['worktree', 'add', '-q', '--detach', str(worktree),
-			 commit])
-	else:
-		wt.run(['checkout', '-q', '-f', '--detach', commit])
-		wt.run(['clean', '-q', '-fdx', '-e', '.gitignore'])
-	return wt
 
 
 def apply(wt: Git, mutant: Mutant) -> None:
@@ -137,6 +125,10 @@ def _lab_scenarios(mutants: List[Mutant]) -> List[str]:
 		for c in m.killed_by:
 			if c.startswith(LAB_PREFIX):
 				name = c[len(LAB_PREFIX):].split('/', 1)[0]
+				if name not in lab_scenarios.SCENARIOS:
+					raise LabError(f'mutant {m.name} names lab scenario '
+						       f'{name}, which does not exist',
+						       'see tools/lab_scenarios.py')
 				if name not in names:
 					names.append(name)
 	return names
@@ -148,7 +140,8 @@ def _lab_checks(req: GauntletRequest, wt: Git, label: str,
 	logs.mkdir(parents=True, exist_ok=True)
 	with (logs / 'progress.log').open('w') as f:
 		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-			wt.worktree, 'mutant', req.cache, logs, scenarios, 'auto',
+			wt.worktree, 'mutant', req.cache, logs,
+			[lab_scenarios.SCENARIOS[n] for n in scenarios], 'auto',
 			req.jobs), lambda s: print(s, file=f, flush=True))
 	return [dataclasses.replace(v, name=LAB_PREFIX + v.name)
 		for v in verdicts]

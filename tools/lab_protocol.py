@@ -16,7 +16,10 @@ _KV = re.compile(r'(\w+)=(\S*)')
 _STAMP = re.compile(r'^\[\s*(\d+\.\d+)\]\s(.*)$')
 SPLATS = ('WARNING:', 'BUG:', 'Oops', 'Kernel panic', 'possible recursive '
 	  'locking', 'INFO: possible', 'general protection fault',
-	  'Call Trace:')
+	  'Call Trace:',
+	  # smp_kick_mwait_play_dead() gave up on a CPU: it may still be in
+	  # MWAIT while the image is copied.
+	  'is stuck in mwait_play_dead')
 
 
 @dataclasses.dataclass(frozen=True)

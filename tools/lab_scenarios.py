@@ -2,7 +2,24 @@
 """Lab scenarios as data: adding a scenario adds a record, not code."""
 
 import dataclasses
-from typing import Dict
+import random
+from typing import Dict, List, Optional
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+	"""A guest kernel: the tree under test, optionally changed for the lab."""
+	patch: str = ''		# qemu/variants/<patch>.patch on top of the tree
+	config: str = ''	# qemu/variants/<config>.config after guest.config
+
+	@property
+	def name(self) -> str:
+		return '+'.join(n for n in (self.patch, self.config) if n) or \
+			'plain'
+
+
+PLAIN = Build()
+MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,6 +37,20 @@ class Scenario:
 	online_after: str = ''		# CPUs onlined again after the resume
 	cmdline_restore: str = ''	# extra restore kernel parameters
 	hlt_proof: bool = True		# stop at swsusp_arch_resume, check vCPUs
+	cycles: int = 1			# hibernations in one image kernel's life
+	trace: bool = False		# power:suspend_resume on across the cycle
+	churn: bool = False		# CPU hotplug churn while hibernating
+	corrupt: str = ''		# damage the image between the boots
+	restore_memory_mb: int = 0	# -m of the restore boot (0: memory_mb)
+	refusal: str = ''		# the restore kernel must print one of these
+					# ('|'-separated) and boot fresh instead
+	save_fails: str = ''		# the save must fail with this return value
+	build: Build = PLAIN		# the kernel that hibernates
+	restore_build: Optional[Build] = None	# None: the same kernel
+
+	@property
+	def restore(self) -> Build:
+		return self.restore_build or self.build
 
 
 def pattern_mb(s: Scenario) -> int:
@@ -36,9 +67,71 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 offline_image='2', online_after='2'),
 	Scenario('offline-restore', 'CPU 3 offlined in the restore kernel '
 		 'before the resume is triggered', offline_restore='3'),
+	Scenario('offline-restore-mainline', 'CPU 3 offlined in the restore '
+		 'kernel, whose cpuhp_smt_enable() follows mainline and leaves '
+		 'it offline', offline_restore='3', build=MAINLINE_CORE_ONLINE),
 	Scenario('smt-nosmt', 'SMT topology (2 cores x 2 threads), restore '
 		 'kernel booted with nosmt', topology='cores=2,threads=2',
 		 cmdline_restore='nosmt'),
+	Scenario('maxcpus', 'restore kernel booted with maxcpus=2: CPUs 2-3 '
+		 'were never started there', cmdline_restore='maxcpus=2'),
+	Scenario('maxcpus-mainline', 'maxcpus=2 on a restore kernel whose '
+		 'cpuhp_smt_enable() follows mainline: CPUs 2-3 stay in '
+		 'wait-for-SIPI', cmdline_restore='maxcpus=2',
+		 build=MAINLINE_CORE_ONLINE),
+	Scenario('three-cycles', 'three hibernations in one image kernel '
+		 'lifetime, each restored by a freshly booted restore kernel',
+		 cycles=3),
+	Scenario('lockdep-trace', 'RANDOMIZE_MEMORY with DEBUG_LOCK_ALLOC '
+		 '(lockdep) and a trace event enabled across the cycle',
+		 build=Build(config='lockdep-trace'), trace=True),
+	Scenario('corrupt-signature', 'the swap signature is overwritten '
+		 'between the boots: no image is found', corrupt='signature',
+		 refusal='Image not found', hlt_proof=False),
+	Scenario('corrupt-header', 'the image header\'s RESTORE_MAGIC is '
+		 'inverted between the boots: the header is refused',
+		 corrupt='header', refusal='Unrecognized hibernate image header '
+		 'format!', hlt_proof=False),
+	Scenario('corrupt-data', 'one data page of the image is damaged '
+		 'between the boots: loading the image fails',
+		 corrupt='data', refusal='Invalid image CRC32!|LZO decompression '
+		 'failed|Invalid LZO compressed length|Invalid LZO uncompressed '
+		 'length', hlt_proof=False),
+	Scenario('memory-changed', 'the restore boot has 1536 MiB instead of '
+		 '1 GiB: the e820 map differs', restore_memory_mb=1536,
+		 refusal='Hibernate inconsistent memory map detected!',
+		 hlt_proof=False),
+	Scenario('foreign-magic', 'the restore kernel is built with a '
+		 'different RESTORE_MAGIC: the header is refused',
+		 restore_build=Build(patch='foreign-restore-magic'),
+		 refusal='Unrecognized hibernate image header format!',
+		 hlt_proof=False),
+	Scenario('other-restore-kernel', 'the restore kernel is a different, '
+		 'compatible binary (lockdep and tracing on, so its text layout '
+		 'differs): the cycle must be fully green',
+		 restore_build=Build(config='lockdep-trace')),
+	Scenario('image-too-big', 'a 256 MiB swap disk for a 342 MiB pattern: '
+		 'the save fails with -ENOSPC, the system thaws, nothing is lost',
+		 swap_mb=256, save_fails='-28', hlt_proof=False),
 	Scenario('vcpus-2', '2 vCPUs', vcpus=2),
 	Scenario('vcpus-8', '8 vCPUs', vcpus=8),
 )}
+
+
+def stress_scenarios(count: int, seed: int) -> List[Scenario]:
+	"""count smoke cycles with seeded random CPU offline patterns in
+	either kernel, and hotplug churn while the image is written."""
+	rng = random.Random(seed)
+	base = SCENARIOS['smoke']
+	out = []
+	for i in range(1, count + 1):
+		offline = [str(c) for c in range(1, base.vcpus) if rng.random() < .3]
+		restore = [str(c) for c in range(1, base.vcpus) if rng.random() < .3]
+		out.append(dataclasses.replace(
+			base, name=f'stress-{i:02d}', description=f'seed {seed} '
+			f'cycle {i}: offline in the image kernel [{",".join(offline)}]'
+			f', in the restore kernel [{",".join(restore)}], churn',
+			offline_image=','.join(offline),
+			online_after=','.join(offline),
+			offline_restore=','.join(restore), churn=True))
+	return out

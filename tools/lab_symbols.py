@@ -16,11 +16,16 @@ class SystemMap:
 		entries.sort()
 		self.addrs = [a for a, _ in entries]
 		self.names = [n for _, n in entries]
-		self.text = dict(zip(self.names, self.addrs)).get('_text', 0)
+		syms = dict(zip(self.names, self.addrs))
+		self.text = syms.get('_text', 0)
+		self.etext = syms.get('_etext', self.addrs[-1] if self.addrs else 0)
 
 	def offset(self, runtime_text: int) -> int:
 		"""The KASLR slide: runtime _text minus link-time _text."""
 		return runtime_text - self.text
+
+	def in_text(self, addr: int, slide: int) -> bool:
+		return self.text <= addr - slide < self.etext
 
 	def name(self, addr: int, slide: int) -> str:
 		"""'function+0xoff' for a runtime address, or '?' outside text."""

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the host tools; a tiny fake base stands in for the kernel."""
 
+import dataclasses
 import io
 import os
 import subprocess
@@ -14,16 +15,21 @@ from unittest import mock
 import lab_base
 import lab_cycle
 import lab_gdb
+import lab_git
 import lab_guest
 import lab_kunit
+import lab_lock
 import lab_mutants
 import lab_overlay
 import lab_paths
 import lab_protocol
 import lab_scenarios
+import lab_series
 import lab_setup
+import lab_swap
 import lab_symbols
 import lab_tree
+import lab_variants
 import lab_verdict
 from lab_errors import LabError
 from lab_git import Git
@@ -511,12 +517,12 @@ class MutantTest(LabTestCase):
 		self.assertEqual((m.name, m.revives, m.killed_by),
 				 ('m1', 'a bug', ('kunit/s',)))
 		wt_path = self.root / 'wt'
-		wt = lab_mutants.prepare_worktree(tree.git, wt_path, tree.base)
+		wt = lab_git.prepare_worktree(tree.git, wt_path, tree.base)
 		lab_mutants.apply(wt, m)
 		self.assertEqual((wt_path / 'Makefile').read_text(), 'VERSION = 5\n')
 		self.assertEqual((self.fake.tree / 'Makefile').read_text(),
 				 'VERSION = 6\n')
-		lab_mutants.prepare_worktree(tree.git, wt_path, tree.base)
+		lab_git.prepare_worktree(tree.git, wt_path, tree.base)
 		self.assertEqual((wt_path / 'Makefile').read_text(), 'VERSION = 6\n')
 		lab_mutants.apply(wt, m)
 		with self.assertRaisesRegex(LabError, 'm1 no longer applies'):
@@ -636,6 +642,99 @@ class SymbolsTest(unittest.TestCase):
 		self.assertEqual(smap.name(0xffffffff80000000, slide), '?')
 
 
+class ParkingTest(unittest.TestCase):
+	"""Which vCPU positions at swsusp_arch_resume are safe."""
+
+	def setUp(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			path = Path(tmp) / 'System.map'
+			path.write_text('ffffffff81000000 T _text\n'
+					'ffffffff81000100 T hlt_play_dead\n'
+					'ffffffff81000140 T native_play_dead\n'
+					'ffffffff81000200 T do_idle\n'
+					'ffffffff81e00000 T _etext\n')
+			self.smap = lab_symbols.SystemMap(path)
+		self.slide = 0x1000000
+		# hlt at hlt_play_dead+0x8 and native_play_dead+0x30 only.
+		self.hlts = {0xffffffff81000108, 0xffffffff81000170}
+
+	def place(self, state: str, pc: int):
+		return lab_cycle.parking_place(
+			lab_gdb.VCpu(3, state, pc + self.slide), self.smap,
+			self.slide, lambda f, link: link - 1 in self.hlts)
+
+	def test_halted_after_hlt_in_a_parking_loop(self) -> None:
+		self.assertEqual(self.place('halted', 0xffffffff81000109),
+				 (True, 'CPU3 halted in hlt_play_dead+0x9'))
+		self.assertTrue(self.place('halted', 0xffffffff81000171)[0])
+
+	def test_mwait_loop_is_rejected_by_state_and_by_instruction(self) -> None:
+		self.assertEqual(self.place('running', 0xffffffff81000160),
+				 (False, 'CPU3 running in native_play_dead+0x20'))
+		self.assertEqual(self.place('halted', 0xffffffff81000160),
+				 (False, 'CPU3 halted in native_play_dead+0x20 '
+				  '(not after a HLT)'))
+
+	def test_other_functions_are_rejected(self) -> None:
+		self.assertFalse(self.place('halted', 0xffffffff81000209)[0])
+
+	def test_never_started_ap(self) -> None:
+		c = lab_gdb.VCpu(2, 'halted', 0xfff0)
+		self.assertEqual(lab_cycle.parking_place(
+			c, self.smap, self.slide, lambda f, a: False),
+			(True, 'CPU2 halted at 0xfff0 (outside the kernel): never '
+			 'started by it'))
+		c = lab_gdb.VCpu(2, 'running', 0xfff0)
+		self.assertFalse(lab_cycle.parking_place(
+			c, self.smap, self.slide, lambda f, a: True)[0])
+
+
+class VariantTest(unittest.TestCase):
+	def test_variant_carries_local_changes_and_the_patch(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			src = Path(tmp) / 'src'
+			src.mkdir()
+			git = lab_git.Git(src)
+			env = {'GIT_AUTHOR_NAME': 't', 'GIT_AUTHOR_EMAIL': 't@t',
+			       'GIT_COMMITTER_NAME': 't', 'GIT_COMMITTER_EMAIL': 't@t'}
+			git.run(['init', '-q'])
+			(src / 'a.c').write_text('one\ntwo\n')
+			git.run(['add', 'a.c'])
+			git.run(['commit', '-q', '-m', 'base'], env=env)
+			(src / 'a.c').write_text('one\nTWO\n')	# uncommitted
+			(src / 'new.c').write_text('new\n')	# untracked
+			vdir = Path(tmp) / 'variants'
+			vdir.mkdir()
+			(vdir / 'v.patch').write_text(
+				'Variant: v\n\ndiff --git a/a.c b/a.c\n--- a/a.c\n'
+				'+++ b/a.c\n@@ -1,2 +1,3 @@\n one\n TWO\n+three\n')
+			old = lab_variants.VARIANT_DIR
+			lab_variants.VARIANT_DIR = vdir
+			try:
+				wt = lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')
+				self.assertEqual((wt / 'a.c').read_text(),
+						 'one\nTWO\nthree\n')
+				self.assertEqual((wt / 'new.c').read_text(), 'new\n')
+				self.assertEqual((src / 'a.c').read_text(),
+						 'one\nTWO\n')
+				(src / 'a.c').write_text('other\n')
+				with self.assertRaisesRegex(LabError, 'no longer applies'):
+					lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')
+				with self.assertRaisesRegex(LabError, 'no lab variant'):
+					lab_variants.variant_tree(src, Path(tmp) / 'c', 'w')
+			finally:
+				lab_variants.VARIANT_DIR = old
+
+	def test_every_scenario_names_existing_variants(self) -> None:
+		for s in lab_scenarios.SCENARIOS.values():
+			for b in (s.build, s.restore):
+				if b.patch:
+					lab_variants.patch_path(b.patch)
+				if b.config:
+					lab_guest.read_fragment(
+						(lab_variants.config_path(b.config),))
+
+
 class GuestTest(unittest.TestCase):
 	def test_fragment_and_missing_options(self) -> None:
 		want = lab_guest.read_fragment((lab_guest.FRAGMENT,))
@@ -662,6 +761,160 @@ class GuestTest(unittest.TestCase):
 		self.assertEqual(argv[argv.index('-serial') + 1], 'file:/r/c.log')
 		self.assertNotIn('-gdb', lab_cycle.qemu_argv(
 			req, img, Path('/d'), 'image', '', Path('/c')))
+
+
+class CacheLockTest(unittest.TestCase):
+	def test_second_run_is_refused_naming_the_first(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			cache = Path(tmp) / 'cache'
+			with lab_lock.CacheLock(cache):
+				with self.assertRaisesRegex(LabError, r'in use by PID '
+							    f'{os.getpid()}'):
+					with lab_lock.CacheLock(cache):
+						pass
+			with lab_lock.CacheLock(cache):
+				pass	# released on exit
+
+	def test_unwritable_cache_is_one_clear_error(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			ro = Path(tmp) / 'ro'
+			ro.mkdir()
+			ro.chmod(0o500)
+			if os.access(ro, os.W_OK):
+				self.skipTest('running as a user that ignores modes')
+			with self.assertRaisesRegex(LabError, 'cannot create the '
+						    'cache lock'):
+				with lab_lock.CacheLock(ro / 'cache'):
+					pass
+
+
+class SeriesTest(unittest.TestCase):
+	def test_checkpatch_summary(self) -> None:
+		clean = 'total: 0 errors, 0 warnings, 0 checks, 52 lines checked\n'
+		v = lab_series.checkpatch_verdict('series/checkpatch/0001', clean)
+		self.assertEqual(v.status, 'PASS')
+		dirty = ('ERROR:TRAILING_WHITESPACE: trailing whitespace\n'
+			 '#12: FILE: a.c:3:\n'
+			 'total: 1 errors, 0 warnings, 0 checks, 9 lines checked\n')
+		v = lab_series.checkpatch_verdict('c', dirty)
+		self.assertEqual(v.status, 'FAIL')
+		self.assertIn('first: ERROR:TRAILING_WHITESPACE', v.detail)
+		self.assertEqual(lab_series.checkpatch_verdict('c', '').status,
+				 'FAIL')
+
+	def test_expected_recipients_from_maintainers_notes(self) -> None:
+		want = lab_series.expected_recipients(lab_paths.REPO_ROOT)
+		self.assertIn('x86@kernel.org', want)
+		self.assertIn('rafael@kernel.org', want)
+		self.assertIn('linux-pm@vger.kernel.org', want)
+
+	def test_cover_letter_with_editme_is_refused(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			d = Path(tmp) / 'branch-overlay'
+			d.mkdir()
+			(d / 'cover-letter.txt').write_text('EDITME: title\n')
+			with self.assertRaisesRegex(LabError, 'still says EDITME'):
+				lab_series.read_cover(Path(tmp))
+		self.assertNotIn('EDITME', lab_series.read_cover(lab_paths.REPO_ROOT))
+
+	def test_mail_recipients(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			m = Path(tmp) / '0001.eml'
+			m.write_text('From: A <a@x>\nTo: B <b@x>,\n "C, D" <c@x>\n'
+				     'Cc: l@x\nSubject: s\n\nbody\n')
+			self.assertEqual(lab_series.mail_recipients(m),
+					 (['b@x', 'c@x'], ['l@x']))
+
+	def test_objects_built_from_included_sources(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			b = Path(tmp)
+			(b / 'arch/x86/mm').mkdir(parents=True)
+			(b / 'arch/x86/mm/init_64.o').write_text('')
+			(b / 'arch/x86/mm/.init_64.o.cmd').write_text(
+				'deps_arch/x86/mm/init_64.o := \\\n'
+				'  /t/arch/x86/mm/init_64.c \\\n'
+				'  /t/arch/x86/mm/ident_map.c \\\n')
+			(b / 'arch/x86/mm/.other.o.cmd').write_text(
+				'  /t/arch/x86/mm/ident_map.cpp \\\n')
+			self.assertEqual(lab_series.objects_built_from(
+				b, ['arch/x86/mm/ident_map.c']),
+				['arch/x86/mm/init_64.o'])
+
+	def test_series_mutants_parse(self) -> None:
+		for m in lab_series.read_series_mutants(lab_paths.REPO_ROOT):
+			self.assertTrue(m.stops_at.startswith('series/'))
+		with tempfile.TemporaryDirectory() as tmp:
+			p = Path(tmp) / 'bad.patch'
+			p.write_text('Inserts-after: 1\nStops-at: x\n\ndiff --git a b\n')
+			with self.assertRaisesRegex(LabError, 'malformed'):
+				lab_series.parse_series_mutant(p)
+
+
+class SwapImageTest(unittest.TestCase):
+	def make_disk(self, path: Path) -> None:
+		page = 4096
+		disk = bytearray(page * 16)
+		disk[4086:4096] = b'S1SUSPEND\0'
+		disk[4064:4072] = (3).to_bytes(8, 'little')	# map page
+		for i, off in enumerate((5, 6, 7, 8)):		# header, data...
+			disk[3 * page + 8 * i:3 * page + 8 * i + 8] = \
+				off.to_bytes(8, 'little')
+		disk[5 * page + 24:5 * page + 32] = \
+			(0x23456789ABCDEF02).to_bytes(8, 'little')
+		path.write_bytes(bytes(disk))
+
+	def test_layout_and_each_corruption(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			disk = Path(tmp) / 'swap.img'
+			self.make_disk(disk)
+			image = lab_swap.read_image(disk)
+			self.assertEqual((image.map_page, image.header_page,
+					  image.data_pages), (3, 5, (6, 7, 8)))
+			before = disk.read_bytes()
+			self.assertIn('magic', lab_swap.corrupt(disk, 'header'))
+			after = disk.read_bytes()
+			self.assertEqual(int.from_bytes(after[5 * 4096 + 24:
+							      5 * 4096 + 32],
+							'little'),
+					 0x23456789ABCDEF02 ^ (2 ** 64 - 1))
+			self.assertEqual(sum(a != b for a, b in zip(before, after)), 8)
+			lab_swap.corrupt(disk, 'data')
+			self.assertNotEqual(disk.read_bytes()[7 * 4096:8 * 4096],
+					    before[7 * 4096:8 * 4096])
+			lab_swap.corrupt(disk, 'signature')
+			with self.assertRaisesRegex(LabError, 'holds no hibernation '
+						    'image'):
+				lab_swap.read_image(disk)
+
+
+class ScenarioTest(unittest.TestCase):
+	def test_stress_is_seeded_and_never_offlines_cpu0(self) -> None:
+		a = lab_scenarios.stress_scenarios(20, 7)
+		self.assertEqual(a, lab_scenarios.stress_scenarios(20, 7))
+		self.assertNotEqual(a, lab_scenarios.stress_scenarios(20, 8))
+		self.assertEqual(len({s.name for s in a}), 20)
+		for s in a:
+			self.assertTrue(s.churn)
+			for cpus in (s.offline_image, s.offline_restore):
+				self.assertNotIn('0', cpus.split(','))
+			self.assertEqual(s.online_after, s.offline_image)
+
+	def test_argv_carries_rounds_trace_churn_and_restore_memory(self) -> None:
+		img = lab_guest.GuestImage(Path('/b'), Path('/b/bzImage'),
+					   Path('/b/i.cpio'), Path('/b/System.map'))
+		s = dataclasses.replace(lab_scenarios.SCENARIOS['three-cycles'],
+					trace=True, churn=True,
+					restore_memory_mb=1536)
+		req = lab_cycle.CycleRequest(s, img, img, Path('/r'), 'tcg')
+		image = lab_cycle.qemu_argv(req, img, Path('/d'), 'image', '',
+					    Path('/c'))
+		restore = lab_cycle.qemu_argv(req, img, Path('/d'), 'restore', '',
+					      Path('/c'))
+		cmdline = image[image.index('-append') + 1]
+		for p in ('hiblab.cycles=3', 'hiblab.trace=1', 'hiblab.churn=1'):
+			self.assertIn(p, cmdline)
+		self.assertEqual(image[image.index('-m') + 1], '1024')
+		self.assertEqual(restore[restore.index('-m') + 1], '1536')
 
 
 class VerdictTest(unittest.TestCase):

@@ -17,6 +17,7 @@ import time
 
 import lab_mutants
 import lab_overlay
+import lab_lock
 import lab_paths
 import lab_tree
 import lab_verdict
@@ -38,14 +39,15 @@ def main(argv: list) -> int:
 		if args.names:
 			mutants = [m for m in mutants if m.name in args.names]
 		cache = lab_paths.cache_dir()
-		tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-			lab_paths.REPO_ROOT, cache))
-		results = lab_paths.results_dir() / \
-			time.strftime('mutants-%Y%m%d-%H%M%S')
-		baseline, outcome = lab_mutants.run_gauntlet(
-			lab_mutants.GauntletRequest(
-				tree.git, tree.git.rev(lab_overlay.TOPIC), cache,
-				results, args.jobs), mutants)
+		with lab_lock.CacheLock(cache):
+			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
+				lab_paths.REPO_ROOT, cache))
+			results = lab_paths.results_dir() / \
+				time.strftime('mutants-%Y%m%d-%H%M%S')
+			baseline, outcome = lab_mutants.run_gauntlet(
+				lab_mutants.GauntletRequest(
+					tree.git, tree.git.rev(lab_overlay.TOPIC), cache,
+					results, args.jobs), mutants)
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1

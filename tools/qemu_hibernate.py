@@ -16,6 +16,7 @@ import sys
 import time
 
 import lab_lab
+import lab_lock
 import lab_paths
 import lab_scenarios
 import lab_tree
@@ -29,6 +30,12 @@ def main(argv: list) -> int:
 			    help=f'of {", ".join(lab_scenarios.SCENARIOS)}')
 	parser.add_argument('--all', action='store_true',
 			    help='run every scenario')
+	parser.add_argument('--stress', type=int, metavar='N',
+			    help='N smoke cycles with seeded random CPU offline '
+			    'patterns and hotplug churn while hibernating')
+	parser.add_argument('--seed', type=int,
+			    help='seed for --stress (default: from the clock, '
+			    'printed)')
 	parser.add_argument('--accel', choices=('auto', 'kvm', 'tcg'),
 			    default='auto')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
@@ -39,15 +46,22 @@ def main(argv: list) -> int:
 		print(f'error: unknown scenario(s) {", ".join(unknown)}: choose '
 		      f'from {", ".join(lab_scenarios.SCENARIOS)}', file=sys.stderr)
 		return 2
+	scenarios = [lab_scenarios.SCENARIOS[n] for n in names]
+	if args.stress:
+		seed = args.seed if args.seed is not None else int(time.time())
+		print(f'lab: stress: {args.stress} cycles, seed {seed} (repeat '
+		      f'with --stress {args.stress} --seed {seed})')
+		scenarios = lab_scenarios.stress_scenarios(args.stress, seed)
 	results = lab_paths.results_dir() / time.strftime('lab-%Y%m%d-%H%M%S')
 	try:
 		cache = lab_paths.cache_dir()
-		tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-			lab_paths.REPO_ROOT, cache))
-		print(f'lab: results in {results}')
-		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-			tree.path, 'topic', cache, results, names, args.accel,
-			args.jobs), lambda s: print(s, flush=True))
+		with lab_lock.CacheLock(cache):
+			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
+				lab_paths.REPO_ROOT, cache))
+			print(f'lab: results in {results}')
+			verdicts = lab_lab.run_lab(lab_lab.LabRequest(
+				tree.path, 'topic', cache, results, scenarios,
+				args.accel, args.jobs), lambda s: print(s, flush=True))
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)
 		print('VERDICT qemu-hibernate: FAIL (see the error above)')
@@ -56,6 +70,9 @@ def main(argv: list) -> int:
 		lab_verdict.report(v, sys.stdout)
 	lab_verdict.write_json(results / 'verdicts.json', verdicts)
 	failed = any(v.status == lab_verdict.FAIL for v in verdicts)
+	if args.stress:
+		print(lab_lab.cycle_summary(results, [s.name for s in scenarios],
+					    verdicts))
 	print(f'VERDICT qemu-hibernate: {"FAIL" if failed else "PASS"} '
 	      f'({lab_verdict.summary(verdicts)})')
 	return 1 if failed else 0

@@ -13,7 +13,10 @@
  *                      pattern (and a tmpfs file), start a worker per CPU,
  *                      hibernate with /sys/power/disk = shutdown.  When the
  *                      write to /sys/power/state returns, the image was
- *                      restored (or saving failed): verify and report.
+ *                      restored (or saving failed): verify and report, and
+ *                      hibernate again until hiblab.cycles rounds are done.
+ *                      hiblab.trace=1 enables power:suspend_resume first;
+ *                      hiblab.churn=1 toggles CPUs while hibernating.
  * hiblab.mode=restore  report this kernel's layout, wait for "go" on the
  *                      console, then trigger the resume by writing the swap
  *                      device to /sys/power/resume, as initramfs resumers
@@ -485,9 +488,82 @@ static unsigned long mem_total(void)
 	return p ? strtoul(p + 9, NULL, 10) << 10 : 0;
 }
 
+/* power:suspend_resume across the cycle: the article's trace event case. */
+static void trace_enable(void)
+{
+	int ret;
+
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	ret = write_file("/sys/kernel/tracing/events/power/suspend_resume/enable",
+			 "1");
+	if (ret) {
+		say("checker-error what=trace-enable ret=%d", ret);
+		power_off();
+	}
+}
+
+/* machine_suspend events in the trace buffer: begin before, end after. */
+static void trace_check(int round)
+{
+	static char buf[65536];
+	int n = read_file("/sys/kernel/tracing/trace", buf, sizeof(buf));
+	const char *p = buf;
+	int events = 0;
+
+	while (n > 0 && (p = find(p, "machine_suspend"))) {
+		events++;
+		p++;
+	}
+	say("trace-check round=%d machine_suspend=%d", round, events);
+}
+
+/*
+ * CPU hotplug churn while the hibernation is under way: a child toggles
+ * every non-boot CPU that was online until the freezer stops it.
+ */
+static int start_churn(void)
+{
+	int pid = fork(), cpu, n = nr_possible_cpus();
+	struct timeval tv = { .tv_usec = 2000 };
+	char path[64];
+
+	if (pid)
+		return pid;
+	for (;;) {
+		for (cpu = 1; cpu < n; cpu++) {
+			fmt(path, sizeof(path),
+			    "/sys/devices/system/cpu/cpu%d/online", cpu);
+			write_file(path, "0");
+			select(0, NULL, NULL, NULL, &tv);
+			write_file(path, "1");
+		}
+	}
+}
+
+/* Stop the churn and bring back every CPU that was online before it. */
+static void stop_churn(int pid, const bool *was_online)
+{
+	char path[64];
+	int cpu, status, n = nr_possible_cpus();
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	for (cpu = 1; cpu < n; cpu++) {
+		if (!was_online[cpu] || cpu_online(cpu))
+			continue;
+		fmt(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		    cpu);
+		write_file(path, "1");
+	}
+}
+
 static void image_boot(void)
 {
 	unsigned long bytes, words, bad, first = 0;
+	unsigned long cycles = param_ul("cycles", 1), round;
+	bool trace = param_ul("trace", 0), churn = param_ul("churn", 0);
+	bool was_online[MAX_CPUS] = { false };
+	int churn_pid = 0, cpu;
 	unsigned long long *pattern;
 	char before[64], after[64];
 	const char *p;
@@ -501,6 +577,8 @@ static void image_boot(void)
 		say("checker-error what=swap");
 		power_off();
 	}
+	if (trace)
+		trace_enable();
 	set_cpus(param("offline_image"), "0");
 
 	bytes = param_ul("pattern_mb", mem_total() / 3 >> 20) << 20;
@@ -521,21 +599,36 @@ static void image_boot(void)
 	}
 	start_workers();
 	cpu_online_list(before, sizeof(before));
+	for (cpu = 0; cpu < nr_possible_cpus(); cpu++)
+		was_online[cpu] = cpu_online(cpu);
 	report_layout("image");
-	say("hibernating key=0x%llx bytes=%lu online=%s", key, bytes, before);
-
 	if (write_file("/sys/power/disk", "shutdown"))
 		say("checker-error what=sys-power-disk errno=%d", errno);
-	ret = write_file("/sys/power/state", "disk");
-	/* Here after the restore, or right away if saving failed. */
-	say("resumed ret=%d", ret);
 
-	bad = mismatches(pattern, words, key, &first);
-	say("pattern-check bytes=%lu bad_words=%lu first_bad=%lu", bytes, bad,
-	    first);
-	tmpfs_pattern(true);
-	cpu_online_list(after, sizeof(after));
-	say("cpus-check before=%s after=%s", before, after);
+	/* Every round hibernates the same memory: it must survive them all. */
+	for (round = 1; round <= cycles; round++) {
+		say("hibernating round=%lu key=0x%llx bytes=%lu online=%s", round,
+		    key, bytes, before);
+		if (churn)
+			churn_pid = start_churn();
+		ret = write_file("/sys/power/state", "disk");
+		/* Here after the restore, or right away if saving failed. */
+		say("resumed round=%lu ret=%d", round, ret);
+		if (churn)
+			stop_churn(churn_pid, was_online);
+
+		bad = mismatches(pattern, words, key, &first);
+		say("pattern-check round=%lu bytes=%lu bad_words=%lu "
+		    "first_bad=%lu", round, bytes, bad, first);
+		tmpfs_pattern(true);
+		cpu_online_list(after, sizeof(after));
+		say("cpus-check round=%lu before=%s after=%s", round, before,
+		    after);
+		if (trace)
+			trace_check(round);
+		if (round < cycles)
+			check_workers();
+	}
 	set_cpus(param("online_after"), "1");
 	for (p = param("online_after"); p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		start_worker(strtoul(p, NULL, 10));
@@ -562,8 +655,13 @@ static void restore_boot(void)
 	go[n > 0 ? n : 0] = '\0';
 	say("resuming");
 	ret = write_file("/sys/power/resume", dev);
-	/* Only reached when there was no image to restore. */
+	/*
+	 * Only reached when there was no image to restore, or the kernel
+	 * refused or could not load it: this is a fresh boot.  The swap area
+	 * must be usable again.
+	 */
 	say("no-image ret=%d", ret);
+	mkswap_and_swapon();
 	power_off();
 }
 
