@@ -22,6 +22,7 @@ import lab_mutants
 import lab_overlay
 import lab_paths
 import lab_scenarios
+import lab_series
 import lab_static
 import lab_tree
 import lab_verdict
@@ -168,6 +169,22 @@ def check_mutants(ctx: Context) -> List[Verdict]:
 	return verdicts + [r.verdict() for r in outcome]
 
 
+def check_series(ctx: Context) -> List[Verdict]:
+	"""make series (mails only, never sent), then each series mutant
+	must stop it at the check it names."""
+	tree = ctx.need_tree()
+	req = lab_series.SeriesRequest(
+		tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), ctx.req.cache,
+		ctx.req.repo, ctx.results / 'series', ctx.req.jobs)
+	with ctx.log('series').open('w') as f:
+		def progress(s: str) -> None:
+			print(s, file=f, flush=True)
+		verdicts = lab_series.Series(req, progress).run()
+		mutants = lab_series.read_series_mutants(ctx.req.repo)
+		verdicts += lab_series.run_series_mutants(req, mutants, progress)
+	return verdicts
+
+
 CheckResult = Union[Verdict, List[Verdict]]
 CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'host-unit-tests': check_host_unit_tests,
@@ -176,6 +193,7 @@ CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'kunit': check_kunit,
 	'lab': check_lab,
 	'mutants': check_mutants,
+	'series': check_series,
 }
 
 

@@ -100,8 +100,11 @@ def qemu_argv(req: CycleRequest, guest: GuestImage, disk: Path, mode: str,
 
 def _fail_with_tail(name: str, what: str, guest: lab_qemu.Guest) -> Verdict:
 	tail = ' | '.join(l.strip() for l in guest.tail(8))
-	return Verdict(name, FAIL, f'{what}; console tail: {tail} '
-		       f'(console: {guest.console})')
+	# A panic's register dump fills the tail; name the panic itself.
+	crash = next((l.strip() for l in guest.console_lines()
+		      if 'Kernel panic' in l), '')
+	return Verdict(name, FAIL, f'{what}; ' + (f'{crash}; ' if crash else '') +
+		       f'console tail: {tail} (console: {guest.console})')
 
 
 def _layout(events: List[lab_protocol.Event], boot: str) -> Dict[str, int]:

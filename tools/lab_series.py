@@ -153,7 +153,11 @@ class Series:
 		self.progress = progress
 		self.verdicts: List[Verdict] = []
 		self.author = self._author()
-		self.wt_path = req.cache / 'worktrees' / 'series'
+		# A mutant gets a worktree and branch of its own: the real
+		# series stays ready to send from worktrees/series.
+		suffix = '-mutant' if req.mutant else ''
+		self.wt_path = req.cache / 'worktrees' / f'series{suffix}'
+		self.branch = SERIES_BRANCH + suffix
 
 	def _author(self) -> Tuple[str, str]:
 		name, addr = email.utils.parseaddr(self.req.tree.text(
@@ -224,9 +228,9 @@ class Series:
 		"""The b4 branch: topic, plus the series mutant if there is one."""
 		req = self.req
 		wt = prepare_worktree(req.tree, self.wt_path, req.topic)
-		wt.run(['config', '--remove-section', f'branch.{SERIES_BRANCH}'],
+		wt.run(['config', '--remove-section', f'branch.{self.branch}'],
 		       check=False)
-		wt.run(['checkout', '-q', '-B', SERIES_BRANCH, req.topic])
+		wt.run(['checkout', '-q', '-B', self.branch, req.topic])
 		if req.mutant:
 			self._insert_mutant(wt, req.mutant)
 		return wt
@@ -256,7 +260,7 @@ class Series:
 
 	def _enroll(self, cover: Path) -> None:
 		self.progress(f'series: b4 prep in {self.wt_path} '
-			      f'(branch {SERIES_BRANCH})')
+			      f'(branch {self.branch})')
 		self.b4(['prep', '-e', self.req.base], 'prep --enroll')
 		self.b4(['prep', '--edit-cover'], 'prep --edit-cover', cover)
 		out = self.b4(['prep', '--auto-to-cc'], 'prep --auto-to-cc')

@@ -717,6 +717,11 @@ class VariantTest(unittest.TestCase):
 				self.assertEqual((wt / 'new.c').read_text(), 'new\n')
 				self.assertEqual((src / 'a.c').read_text(),
 						 'one\nTWO\n')
+				# Preparing it again rewrites nothing (builds stay
+				# incremental).
+				before = (wt / 'a.c').stat().st_mtime_ns
+				lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')
+				self.assertEqual((wt / 'a.c').stat().st_mtime_ns, before)
 				(src / 'a.c').write_text('other\n')
 				with self.assertRaisesRegex(LabError, 'no longer applies'):
 					lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')

@@ -8,7 +8,8 @@ a worktree of its own, on top of exactly what the source tree holds
 carries the mutation too.  The developer's tree is never touched.
 """
 
-import shutil
+import os
+import tempfile
 from pathlib import Path
 
 from lab_errors import LabError
@@ -32,23 +33,54 @@ def config_path(name: str) -> Path:
 	return path
 
 
+# Variant commits are made by the tools, with a fixed identity and date.
+_IDENTITY = {'GIT_AUTHOR_NAME': 'hibernate-lab', 'GIT_AUTHOR_EMAIL':
+	     'hibernate-lab@localhost', 'GIT_COMMITTER_NAME': 'hibernate-lab',
+	     'GIT_COMMITTER_EMAIL': 'hibernate-lab@localhost',
+	     'GIT_AUTHOR_DATE': '2000-01-01T00:00:00Z',
+	     'GIT_COMMITTER_DATE': '2000-01-01T00:00:00Z'}
+
+
+def variant_commit(src: Git, name: str) -> str:
+	"""A commit holding the source tree's state with the variant applied,
+	built in a private index so nothing in any work tree changes."""
+	head = src.text(['rev-parse', 'HEAD'])
+	with tempfile.TemporaryDirectory() as tmp:
+		env = dict(_IDENTITY, GIT_INDEX_FILE=str(Path(tmp) / 'index'))
+		src.run(['read-tree', head], env=env)
+		local = src.run(['diff', '--binary', 'HEAD'])
+		if local.strip():
+			src.run(['apply', '--cached', '--binary', '-'], stdin=local,
+				env=env)
+		for rel in src.text(['ls-files', '--others', '--exclude-standard',
+				     '-z']).split('\0'):
+			if rel:
+				blob = src.text(['hash-object', '-w', '--', rel])
+				mode = '100755' if os.access(src.worktree / rel,
+							     os.X_OK) else '100644'
+				src.run(['update-index', '--add', '--cacheinfo',
+					 f'{mode},{blob},{rel}'], env=env)
+		try:
+			src.run(['apply', '--cached', str(patch_path(name))],
+				env=env)
+		except LabError as e:
+			raise LabError(f'lab variant {name} no longer applies to '
+				       f'{src.worktree} ({e})', f'regenerate '
+				       f'{patch_path(name)} against the series') from e
+		tree = src.text(['write-tree'], env=env)
+	return src.text(['commit-tree', tree, '-p', head, '-m',
+			 f'hibernate-lab variant {name}'], env=_IDENTITY)
+
+
 def variant_tree(source: Path, cache: Path, name: str) -> Path:
-	"""A worktree holding `source` with variant `name` applied."""
+	"""A worktree holding `source` with variant `name` applied.
+
+	Going from one variant commit to the next checks out only the files
+	that differ, so a variant touching a widely included header does not
+	rebuild the kernel every time it is prepared.
+	"""
 	src = Git(source)
+	commit = variant_commit(src, name)
 	worktree = cache / 'worktrees' / f'variant-{name}'
-	wt = prepare_worktree(src, worktree, src.text(['rev-parse', 'HEAD']))
-	local = src.run(['diff', '--binary', 'HEAD'])
-	if local.strip():
-		wt.run(['apply', '--binary', '-'], stdin=local)
-	for rel in src.text(['ls-files', '--others', '--exclude-standard',
-			     '-z']).split('\0'):
-		if rel:
-			(worktree / rel).parent.mkdir(parents=True, exist_ok=True)
-			shutil.copy2(source / rel, worktree / rel)
-	try:
-		wt.run(['apply', str(patch_path(name))])
-	except LabError as e:
-		raise LabError(f'lab variant {name} no longer applies to '
-			       f'{source} ({e})', f'regenerate '
-			       f'{patch_path(name)} against the series') from e
+	prepare_worktree(src, worktree, commit)
 	return worktree

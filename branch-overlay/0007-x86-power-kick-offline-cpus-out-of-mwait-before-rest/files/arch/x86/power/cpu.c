@@ -329,25 +329,25 @@ int hibernate_resume_nonboot_cpu_disable(void)
 	 * Those will be put to proper (not interfering with hibernation
 	 * resume) sleep afterwards, and the resumed kernel will decide itself
 	 * what to do with them.
-	 *
-	 * That does not cover every CPU which is offline already:
-	 * cpuhp_smt_enable() skips CPUs it may not online (a CPU on an offline
-	 * node, or one whose core the architecture reports offline), and
-	 * those stay in the play_dead they entered, MWAIT on Intel.  Move
-	 * them to the HLT loop of mwait_play_dead() first, as kexec does.
-	 * This has to happen before cpuhp_smt_enable(): a CPU it onlines and
-	 * freeze_secondary_cpus() parks with resume_play_dead() keeps a stale
-	 * MWAIT status, which smp_kick_mwait_play_dead() would wait for in
-	 * vain.
 	 */
-	smp_kick_mwait_play_dead();
 	ret = cpuhp_smt_enable();
 	if (ret)
 		return ret;
 	smp_ops.play_dead = resume_play_dead;
 	ret = freeze_secondary_cpus(0);
 	smp_ops.play_dead = play_dead;
-	return ret;
+	if (ret)
+		return ret;
+
+	/*
+	 * cpuhp_smt_enable() does not online every offline CPU: it skips
+	 * CPUs on offline nodes and CPUs whose core the architecture reports
+	 * offline.  Those are still in the play_dead they entered when they
+	 * went down, MWAIT on Intel.  Move them to the HLT loop of
+	 * mwait_play_dead(), as kexec does.
+	 */
+	smp_kick_mwait_play_dead();
+	return 0;
 }
 #endif
 
