@@ -25,6 +25,7 @@ import lab_static
 import lab_swap
 from lab_errors import LabError
 from lab_guest import GuestImage
+import lab_scenarios
 from lab_scenarios import Scenario, pattern_mb
 from lab_symbols import SystemMap
 from lab_verdict import FAIL, PASS, SKIP, Verdict
@@ -246,8 +247,9 @@ class Cycle:
 				f'from the failed save (qemu exit {rc})', g))
 			return
 		why = next((l.strip() for l in self.image_lines
-			    if 'PM:' in l and ('swap' in l.lower() or
-					       'Error' in l)), 'no PM: message')
+			    if 'PM:' in l and ('fail' in l.lower() or
+					       'swap' in l.lower())),
+			   'no PM: message about the failure')
 		self.check('save-refused', r.get('ret') == want,
 			   f'write to /sys/power/state returned {r.get("ret")} '
 			   f'(want {want}); {why}')
@@ -277,9 +279,13 @@ class Cycle:
 			g.kill()
 		lines = g.console_lines()
 		events = lab_protocol.parse_log(g.lines)
-		needles = s.refusal.split('|')
+		needles = [n.lower() for n in s.refusal.split('|')]
 		hit = next((l.strip() for l in lines
-			    if any(n in l for n in needles)), '')
+			    if any(n in l.lower() for n in needles)), '')
+		if s.refusal == lab_scenarios.NO_IMAGE:
+			started = [l for l in lines if RESTORE_PHASES['resume'] in l]
+			hit = '' if started else 'no image found: the restore ' \
+				'kernel started no resume'
 		ni = lab_protocol.first(events, 'no-image')
 		if lab_protocol.first(events, 'resumed'):
 			self.check('refused', False, 'the image was restored: the '

@@ -106,7 +106,24 @@ def expected_recipients(repo: Path) -> Set[str]:
 		 if l.startswith(('To:', 'Cc:'))]) if a}
 
 
-def checkpatch_verdict(name: str, output: str) -> Verdict:
+_FINDING = re.compile(r'^(ERROR|WARNING|CHECK):([A-Z0-9_]+):', re.M)
+# "   UNKNOWN_COMMIT_ID in 3, 4, 6: why" in the cover letter's notes.
+_JUSTIFIED = re.compile(r'^\s+([A-Z][A-Z0-9_]+) in ([\d, ]+):', re.M)
+
+
+def justified_findings(cover: str) -> Dict[int, Set[str]]:
+	"""Patch number -> checkpatch types the cover letter justifies."""
+	out: Dict[int, Set[str]] = {}
+	for m in _JUSTIFIED.finditer(cover):
+		for n in re.findall(r'\d+', m[2]):
+			out.setdefault(int(n), set()).add(m[1])
+	return out
+
+
+def checkpatch_verdict(name: str, output: str,
+		       justified: Set[str] = frozenset()) -> Verdict:
+	"""PASS when checkpatch found nothing, or only warnings and checks of
+	types the cover letter justifies for this patch; never on an error."""
 	m = _TOTAL.search(output)
 	if not m:
 		return Verdict(name, FAIL, 'checkpatch printed no summary: ' +
@@ -114,10 +131,16 @@ def checkpatch_verdict(name: str, output: str) -> Verdict:
 	errors, warnings, checks = int(m[1]), int(m[2]), int(m[3] or 0)
 	detail = f'{errors} errors, {warnings} warnings, {checks} checks, ' \
 		f'{m[4]} lines'
-	if errors or warnings or checks:
+	found = _FINDING.findall(output)
+	open_ = [f'{level}:{kind}' for level, kind in found
+		 if level == 'ERROR' or kind not in justified]
+	if errors or open_ or len(found) < errors + warnings + checks:
 		first = _CP_FIRST.search(output)
 		return Verdict(name, FAIL, detail + (f'; first: {first[0]}'
 						     if first else ''))
+	if found:
+		detail += '; justified in the cover letter: ' + ', '.join(
+			sorted({kind for _, kind in found}))
 	return Verdict(name, PASS, detail)
 
 
@@ -282,11 +305,13 @@ class Series:
 	def _checkpatch(self, patches: List[Path]) -> bool:
 		ok = True
 		script = self.wt_path / 'scripts' / 'checkpatch.pl'
+		justified = justified_findings(read_cover(self.req.repo))
 		for p in patches:
 			_, out = self.run_logged([str(script), '--strict',
 						  '--show-types', str(p)],
 						 self.wt_path, 'checkpatch.log')
-			v = checkpatch_verdict(f'series/checkpatch/{p.name[:4]}', out)
+			v = checkpatch_verdict(f'series/checkpatch/{p.name[:4]}', out,
+					       justified.get(int(p.name[:4]), set()))
 			self.verdicts.append(v)
 			ok = ok and v.status == PASS
 		if not ok:

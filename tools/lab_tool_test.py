@@ -806,6 +806,21 @@ class SeriesTest(unittest.TestCase):
 		self.assertIn('first: ERROR:TRAILING_WHITESPACE', v.detail)
 		self.assertEqual(lab_series.checkpatch_verdict('c', '').status,
 				 'FAIL')
+		warned = ('WARNING:UNKNOWN_COMMIT_ID: Unknown commit id\n'
+			  'total: 0 errors, 1 warnings, 0 checks, 9 lines checked\n')
+		self.assertEqual(lab_series.checkpatch_verdict('c', warned).status,
+				 'FAIL')
+		v = lab_series.checkpatch_verdict('c', warned,
+						  {'UNKNOWN_COMMIT_ID'})
+		self.assertEqual(v.status, 'PASS')
+		self.assertIn('justified', v.detail)
+		self.assertEqual(lab_series.checkpatch_verdict(
+			'c', dirty, {'TRAILING_WHITESPACE'}).status, 'FAIL')
+		self.assertEqual(lab_series.justified_findings(
+			'Notes:\n   UNKNOWN_COMMIT_ID in 3, 4: ids are upstream\n'
+			'   EXPORT_SYMBOL in 4: why\n'),
+			{3: {'UNKNOWN_COMMIT_ID'}, 4: {'UNKNOWN_COMMIT_ID',
+						      'EXPORT_SYMBOL'}})
 
 	def test_expected_recipients_from_maintainers_notes(self) -> None:
 		want = lab_series.expected_recipients(lab_paths.REPO_ROOT)

@@ -117,6 +117,13 @@ static int test_nr_tables(const struct test_ctx *ctx)
 }
 
 /* What the software walk finds for one virtual address. */
+/* Maps [pstart, pend) with the test's mapping info and table allocator. */
+static int test_map(struct test_ctx *ctx, unsigned long pstart,
+		    unsigned long pend)
+{
+	return kernel_ident_mapping_init(&ctx->info, ctx->pgd, pstart, pend);
+}
+
 struct test_leaf {
 	unsigned long pa;	/* physical address it maps to */
 	unsigned long size;	/* PAGE_SIZE, PMD_SIZE, PUD_SIZE; 0: unmapped */
@@ -412,13 +419,11 @@ static void ident_map_reuses_present_entries(struct kunit *test)
 
 	ctx->info.offset = OFF_RAND1;
 	ctx->info.page_flag = exec;
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			MB(16), MB(16) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(2)), 0);
 	tables = test_nr_tables(ctx);
 
 	ctx->info.page_flag = nx;
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			MB(16), MB(16) + MB(4)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(4)), 0);
 	KUNIT_EXPECT_EQ_MSG(test, test_nr_tables(ctx), tables,
 			    "present tables were not reused");
 	test_walk(ctx->pgd, OFF_RAND1 + MB(16), &l);
@@ -436,13 +441,11 @@ static void ident_map_gbpage_never_over_present_pud(struct kunit *test)
 	int tables;
 
 	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			GB(1), GB(1) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(1), GB(1) + MB(2)), 0);
 	tables = test_nr_tables(ctx);
 
 	ctx->info.direct_gbpages = true;
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			GB(1), GB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(1), GB(2)), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), tables);
 	test_walk(ctx->pgd, GB(1) + MB(512), &l);
 	KUNIT_EXPECT_EQ_MSG(test, l.size, PMD_SIZE, "PUD table replaced");
@@ -450,12 +453,10 @@ static void ident_map_gbpage_never_over_present_pud(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mapped_bytes(ctx->pgd), GB(1));
 
 	/* A present 1G leaf stays when a sub-range is mapped again. */
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			GB(2), GB(3)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(2), GB(3)), 0);
 	tables = test_nr_tables(ctx);
 	ctx->info.direct_gbpages = false;
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			GB(2) + MB(2), GB(2) + MB(4)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(2) + MB(2), GB(2) + MB(4)), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), tables);
 	test_walk(ctx->pgd, GB(2) + MB(2), &l);
 	KUNIT_EXPECT_EQ_MSG(test, l.size, PUD_SIZE, "1G leaf replaced");
@@ -473,8 +474,8 @@ static void ident_map_at_page_offset_base(struct kunit *test)
 	pa = __pa(page);
 	ctx->info.offset = __PAGE_OFFSET;
 	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
-	KUNIT_EXPECT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			round_down(pa, PMD_SIZE), round_up(pa + 1, PMD_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, test_map(ctx, round_down(pa, PMD_SIZE),
+				       round_up(pa + 1, PMD_SIZE)), 0);
 	test_walk(ctx->pgd, page, &l);
 	free_page(page);
 	KUNIT_EXPECT_EQ(test, l.pa, pa);
@@ -491,10 +492,9 @@ static void ident_map_five_level(struct kunit *test)
 
 	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
 	/* 256T apart: two PGD entries, each with its own P4D table. */
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			MB(16), MB(16) + MB(2)), 0);
-	KUNIT_ASSERT_EQ(test, kernel_ident_mapping_init(&ctx->info, ctx->pgd,
-			PGDIR_SIZE + MB(16), PGDIR_SIZE + MB(16) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, PGDIR_SIZE + MB(16),
+					    PGDIR_SIZE + MB(16) + MB(2)), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), 6);
 	test_walk(ctx->pgd, PGDIR_SIZE + MB(16), &l);
 	KUNIT_EXPECT_EQ(test, l.pa, PGDIR_SIZE + MB(16));

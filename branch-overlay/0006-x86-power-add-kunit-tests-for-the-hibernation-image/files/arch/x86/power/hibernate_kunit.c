@@ -122,8 +122,9 @@ static void header_save_checks_max_size(struct kunit *test)
 						 MAX_ARCH_HEADER_SIZE - size),
 				NULL, "save wrote past the record");
 	/* What the core passes, from kernel/power/power.h. */
-	KUNIT_EXPECT_EQ(test, arch_hibernation_header_save(buf,
-			MAX_ARCH_HEADER_SIZE), 0);
+	KUNIT_EXPECT_EQ(test,
+			arch_hibernation_header_save(buf, MAX_ARCH_HEADER_SIZE),
+			0);
 }
 
 static void header_round_trip(struct kunit *test)
