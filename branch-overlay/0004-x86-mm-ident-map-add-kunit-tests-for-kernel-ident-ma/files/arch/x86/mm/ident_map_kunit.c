@@ -494,7 +494,7 @@ static void ident_map_five_level(struct kunit *test)
 	/* 256T apart: two PGD entries, each with its own P4D table. */
 	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(2)), 0);
 	KUNIT_ASSERT_EQ(test, test_map(ctx, PGDIR_SIZE + MB(16),
-					    PGDIR_SIZE + MB(16) + MB(2)), 0);
+				       PGDIR_SIZE + MB(16) + MB(2)), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), 6);
 	test_walk(ctx->pgd, PGDIR_SIZE + MB(16), &l);
 	KUNIT_EXPECT_EQ(test, l.pa, PGDIR_SIZE + MB(16));
