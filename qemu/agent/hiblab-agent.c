@@ -521,7 +521,7 @@ static void trace_check(int round)
  * CPU hotplug churn while the hibernation is under way: a child toggles
  * every non-boot CPU that was online until the freezer stops it.
  */
-static int start_churn(void)
+static int start_churn(const bool *was_online)
 {
 	int pid = fork(), cpu, n = nr_possible_cpus();
 	struct timeval tv = { .tv_usec = 2000 };
@@ -531,6 +531,8 @@ static int start_churn(void)
 		return pid;
 	for (;;) {
 		for (cpu = 1; cpu < n; cpu++) {
+			if (!was_online[cpu])
+				continue;
 			fmt(path, sizeof(path),
 			    "/sys/devices/system/cpu/cpu%d/online", cpu);
 			write_file(path, "0");
@@ -610,7 +612,7 @@ static void image_boot(void)
 		say("hibernating round=%lu key=0x%llx bytes=%lu online=%s", round,
 		    key, bytes, before);
 		if (churn)
-			churn_pid = start_churn();
+			churn_pid = start_churn(was_online);
 		ret = write_file("/sys/power/state", "disk");
 		/* Here after the restore, or right away if saving failed. */
 		say("resumed round=%lu ret=%d", round, ret);
