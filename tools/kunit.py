@@ -11,7 +11,6 @@ then tested as it is.  Every option but the subcommand is kunit_tool's.
 import os
 import subprocess
 import sys
-import time
 
 import lab_kunit
 import lab_lock
@@ -38,8 +37,7 @@ def main(argv: list) -> int:
 def run(argv: list, cache) -> int:
 	tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
 		lab_paths.REPO_ROOT, cache))
-	results = lab_paths.results_dir() / time.strftime('kunit-%Y%m%d-%H%M%S')
-	results.mkdir(parents=True, exist_ok=True)
+	results = lab_paths.run_dir('kunit')
 	cmd = lab_kunit.kunit_command(tree.path, cache, results, argv,
 				      os.cpu_count() or 1)
 	cmd.prepare()

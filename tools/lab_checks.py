@@ -203,9 +203,11 @@ def run_all(req: TestRequest) -> int:
 		print(f'error: unknown check(s) {", ".join(unknown)}: choose from '
 		      f'{", ".join(CHECKS)}', file=sys.stderr)
 		return 2
-	results = lab_paths.results_dir(req.repo) / \
-		time.strftime('test-%Y%m%d-%H%M%S')
-	results.mkdir(parents=True, exist_ok=True)
+	try:
+		results = lab_paths.run_dir('test', req.repo)
+	except LabError as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 2
 	print(f'test: details in {results}', flush=True)
 	ctx = Context(req, results)
 	verdicts = []

@@ -2,8 +2,11 @@
 """Where things live: the repository, the cache tree, build and result dirs."""
 
 import os
+import time
 from pathlib import Path
 from typing import Mapping
+
+from lab_errors import LabError
 
 # The one environment variable that moves everything the tools write outside
 # the repository (kernel tree, build directories).  README documents it.
@@ -31,6 +34,22 @@ def build_dir(cache: Path, variant: str) -> Path:
 
 def results_dir(repo: Path = REPO_ROOT) -> Path:
 	return repo / 'results'
+
+
+def run_dir(kind: str, repo: Path = REPO_ROOT) -> Path:
+	"""results/<kind>-<time>/, created; LabError if it cannot be written."""
+	path = results_dir(repo) / time.strftime(f'{kind}-%Y%m%d-%H%M%S')
+	try:
+		path.mkdir(parents=True, exist_ok=True)
+	except OSError as e:
+		raise LabError(f'cannot create the results directory {path} '
+			       f'({e.strerror})', 'make results/ writable, or '
+			       'work in a writable clone') from e
+	if not os.access(path, os.W_OK):
+		raise LabError(f'the results directory {path} is not writable',
+			       'make results/ writable, or work in a writable '
+			       'clone')
+	return path
 
 
 def base_pin_file(repo: Path = REPO_ROOT) -> Path:

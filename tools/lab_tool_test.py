@@ -793,6 +793,18 @@ class CacheLockTest(unittest.TestCase):
 					pass
 
 
+class RunDirTest(unittest.TestCase):
+	def test_unwritable_results_is_one_clear_error(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = Path(tmp)
+			(repo / 'results').write_text('a file, not a directory')
+			with self.assertRaisesRegex(LabError, 'cannot create the '
+						    'results directory'):
+				lab_paths.run_dir('lab', repo)
+			(repo / 'results').unlink()
+			self.assertTrue(lab_paths.run_dir('lab', repo).is_dir())
+
+
 class SeriesTest(unittest.TestCase):
 	def test_checkpatch_summary(self) -> None:
 		clean = 'total: 0 errors, 0 warnings, 0 checks, 52 lines checked\n'

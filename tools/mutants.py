@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 import lab_mutants
 import lab_overlay
@@ -42,8 +41,7 @@ def main(argv: list) -> int:
 		with lab_lock.CacheLock(cache):
 			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
 				lab_paths.REPO_ROOT, cache))
-			results = lab_paths.results_dir() / \
-				time.strftime('mutants-%Y%m%d-%H%M%S')
+			results = lab_paths.run_dir('mutants')
 			baseline, outcome = lab_mutants.run_gauntlet(
 				lab_mutants.GauntletRequest(
 					tree.git, tree.git.rev(lab_overlay.TOPIC), cache,

@@ -52,8 +52,8 @@ def main(argv: list) -> int:
 		print(f'lab: stress: {args.stress} cycles, seed {seed} (repeat '
 		      f'with --stress {args.stress} --seed {seed})')
 		scenarios = lab_scenarios.stress_scenarios(args.stress, seed)
-	results = lab_paths.results_dir() / time.strftime('lab-%Y%m%d-%H%M%S')
 	try:
+		results = lab_paths.run_dir('lab')
 		cache = lab_paths.cache_dir()
 		with lab_lock.CacheLock(cache):
 			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(

@@ -15,7 +15,6 @@ results/series-<time>/ (patches/, mails/, logs, verdicts.json).
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import lab_overlay
@@ -36,8 +35,8 @@ def main(argv: list) -> int:
 			    'to see the run stop')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	results = lab_paths.results_dir() / time.strftime('series-%Y%m%d-%H%M%S')
 	try:
+		results = lab_paths.run_dir('series')
 		mutant = lab_series.parse_series_mutant(args.mutant) \
 			if args.mutant else None
 		cache = lab_paths.cache_dir()
