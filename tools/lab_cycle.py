@@ -15,6 +15,7 @@ cycle<N>/<check>.
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -180,6 +181,7 @@ class Cycle:
 	def run(self) -> List[Verdict]:
 		req = self.req
 		req.results.mkdir(parents=True, exist_ok=True)
+		start = time.monotonic()
 		disk = req.results / 'swap.img'
 		with disk.open('wb') as f:
 			f.truncate(req.scenario.swap_mb << 20)
@@ -198,6 +200,8 @@ class Cycle:
 		except LabError as e:
 			self.verdicts.append(Verdict('cycle', FAIL, str(e)))
 		finally:
+			# Phase times overlap; this is the run's wall time.
+			self.data['seconds'] = round(time.monotonic() - start, 1)
 			self.data['times'] = self.times
 			self.data['checks'] = [dataclasses.asdict(v)
 					       for v in self.verdicts]

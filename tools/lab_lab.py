@@ -136,13 +136,13 @@ def cycle_summary(results: Path, names: List[str],
 	for name in names:
 		runs = sorted(results.glob(f'{name}-*/verdict.json'))
 		if runs:
-			times = json.loads(runs[-1].read_text()).get('times', {})
-			seconds.append(sum(times.values()))
+			seconds.append(json.loads(runs[-1].read_text())
+				       .get('seconds', 0.0))
 	failed = {v.name.split('/', 1)[0] for v in verdicts if v.status == FAIL}
 	if not seconds:
 		return f'lab: {len(names)} cycles, none ran'
 	return (f'lab: {len(names)} cycles, {len(failed)} failed'
 		f'{" (" + ", ".join(sorted(failed)) + ")" if failed else ""}; '
-		f'guest time {sum(seconds):.0f}s in all, per cycle min '
+		f'{sum(seconds):.0f}s in all, per cycle min '
 		f'{min(seconds):.0f}s / mean {sum(seconds) / len(seconds):.0f}s / '
 		f'max {max(seconds):.0f}s')

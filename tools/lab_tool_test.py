@@ -18,6 +18,7 @@ import lab_gdb
 import lab_git
 import lab_guest
 import lab_kunit
+import lab_lab
 import lab_lock
 import lab_mutants
 import lab_overlay
@@ -930,6 +931,18 @@ class ScenarioTest(unittest.TestCase):
 			for cpus in (s.offline_image, s.offline_restore):
 				self.assertNotIn('0', cpus.split(','))
 			self.assertEqual(s.online_after, s.offline_image)
+
+	def test_cycle_summary_uses_each_runs_wall_time(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			r = Path(tmp)
+			for name, sec in (('s-01', 30.0), ('s-02', 50.0)):
+				(r / f'{name}-1').mkdir()
+				(r / f'{name}-1' / 'verdict.json').write_text(
+					f'{{"seconds": {sec}, "times": {{"a": 99}}}}')
+			line = lab_lab.cycle_summary(r, ['s-01', 's-02'], [
+				lab_verdict.Verdict('s-02/cpus', 'FAIL', 'x')])
+		self.assertEqual(line, 'lab: 2 cycles, 1 failed (s-02); 80s in '
+				 'all, per cycle min 30s / mean 40s / max 50s')
 
 	def test_argv_carries_rounds_trace_churn_and_restore_memory(self) -> None:
 		img = lab_guest.GuestImage(Path('/b'), Path('/b/bzImage'),
