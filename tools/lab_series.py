@@ -167,6 +167,16 @@ def objects_built_from(build: Path, sources: List[str]) -> List[str]:
 	return objs
 
 
+def w_key(warning: str) -> str:
+	"""A compiler warning without its path prefix and line/column, so the
+	same warning is recognised before and after a change moves it."""
+	m = re.search(r'([\w./-]+\.[ch]):\d+(?::\d+)?: (.*)$', warning)
+	if not m:
+		return warning.strip()
+	path = m[1].split('/worktrees/', 1)[-1].split('/', 1)[-1]
+	return f'{path}: {m[2]}'
+
+
 class Series:
 	"""One `make series` run; run() returns the verdicts."""
 
@@ -342,7 +352,7 @@ class Series:
 			for label, fragments in configs:
 				self.progress(f'series: building {n}/{len(commits)} '
 					      f'"{subject}" ({label} config)')
-				err = self._build(build_wt.worktree, label, fragments,
+				err = self._build(build_wt, c, label, fragments,
 						  touched)
 				name = f'series/build/{n:04d}-{label}'
 				if err:
@@ -357,9 +367,12 @@ class Series:
 					f'for {", ".join(touched) or "no .c file"}'))
 		return True
 
-	def _build(self, tree: Path, label: str, fragments: tuple,
+	def _build(self, wt: Git, commit: str, label: str, fragments: tuple,
 		   touched: List[str]) -> str:
-		"""'' when the commit builds (and W=1 is clean for touched)."""
+		"""'' when the commit builds and adds no W=1 warning in the
+		files it touches (warnings the parent has already do not count:
+		hibernate.c carries a kernel-doc one from upstream)."""
+		tree = wt.worktree
 		build = lab_paths.build_dir(self.req.cache, f'series-{label}')
 		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
@@ -376,15 +389,27 @@ class Series:
 				return (errs or out.strip().splitlines() or
 					['make failed'])[0].strip()
 		objs = objects_built_from(build, touched)
-		if objs:
-			for o in objs:
-				(build / o).unlink()
-			rc, out = self.run_logged(make + ['W=1'] + objs, tree, log)
-			warns = [l for l in out.splitlines() if ('warning:' in l or
-				 'error:' in l) and any(f in l for f in touched)]
-			if rc != 0 or warns:
-				return 'W=1: ' + (warns or ['make failed'])[0].strip()
+		if not objs:
+			return ''
+		wt.run(['checkout', '-q', '-f', '--detach', f'{commit}~1'])
+		before, _ = self._w1(make, build, objs, touched, log)
+		wt.run(['checkout', '-q', '-f', '--detach', commit])
+		after, rc = self._w1(make, build, objs, touched, log)
+		new = [w for w in after if w_key(w) not in {w_key(b) for b in before}]
+		if rc != 0 or new:
+			return 'W=1: ' + (new or ['make failed'])[0].strip()
 		return ''
+
+	def _w1(self, make: List[str], build: Path, objs: List[str],
+		touched: List[str], log: str) -> Tuple[List[str], int]:
+		"""W=1 warnings naming a touched file, recompiling objs."""
+		for o in objs:
+			(build / o).unlink(missing_ok=True)
+		# -k: an object the parent does not have must not hide the rest.
+		rc, out = self.run_logged(make + ['-k', 'W=1'] + objs,
+					  Path(make[2]), log)
+		return [l for l in out.splitlines() if ('warning:' in l or
+			'error:' in l) and any(f in l for f in touched)], rc
 
 	def _send(self) -> List[Path]:
 		out = self.req.results / 'mails'

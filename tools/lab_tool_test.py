@@ -873,6 +873,15 @@ class SeriesTest(unittest.TestCase):
 				b, ['arch/x86/mm/ident_map.c']),
 				['arch/x86/mm/init_64.o'])
 
+	def test_w1_warning_key_ignores_tree_and_line(self) -> None:
+		a = ('/c/worktrees/series-build/arch/x86/power/hibernate.c:47: '
+		     "warning: Function parameter or member 'pfn' not described")
+		b = a.replace(':47:', ':52:')
+		self.assertEqual(lab_series.w_key(a), lab_series.w_key(b))
+		self.assertEqual(lab_series.w_key(a), 'arch/x86/power/hibernate.c: '
+				 "warning: Function parameter or member 'pfn' not "
+				 'described')
+
 	def test_series_mutants_parse(self) -> None:
 		for m in lab_series.read_series_mutants(lab_paths.REPO_ROOT):
 			self.assertTrue(m.stops_at.startswith('series/'))
