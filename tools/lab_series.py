@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import textwrap
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -38,7 +39,7 @@ RECIPIENTS_BEGIN = '--- recipients (checked by make series) ---'
 RECIPIENTS_END = '--- end of recipients ---'
 _TOTAL = re.compile(r'^total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?'
 		    r'(\d+) lines checked', re.M)
-_CP_FIRST = re.compile(r'^(ERROR|WARNING|CHECK):.*$', re.M)
+_CP_FIRST_LINE = re.compile(r'^(?:ERROR|WARNING|CHECK):.*$', re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +78,7 @@ def parse_series_mutant(path: Path) -> SeriesMutant:
 		raise LabError(f'{path}: malformed series mutant', 'it needs '
 			       'Inserts-after: NNNN and Stops-at: lines, then a '
 			       'git diff')
-	return SeriesMutant(path.stem, path, int(fields['Inserts-after']),
+	return SeriesMutant(path.stem, path.resolve(), int(fields['Inserts-after']),
 			    fields['Stops-at'])
 
 
@@ -135,8 +136,10 @@ def checkpatch_verdict(name: str, output: str,
 	open_ = [f'{level}:{kind}' for level, kind in found
 		 if level == 'ERROR' or kind not in justified]
 	if errors or open_ or len(found) < errors + warnings + checks:
-		first = _CP_FIRST.search(output)
-		return Verdict(name, FAIL, detail + (f'; first: {first[0]}'
+		firsts = _CP_FIRST_LINE.findall(output)
+		first = next((f for f in firsts if f.startswith('ERROR')),
+			     firsts[0] if firsts else '')
+		return Verdict(name, FAIL, detail + (f'; first: {first}'
 						     if first else ''))
 	if found:
 		detail += '; justified in the cover letter: ' + ', '.join(
@@ -285,11 +288,13 @@ class Series:
 		except LabError as e:
 			raise LabError(f'series mutant {m.name} does not apply after '
 				       f'step {m.after:04d} ({e})') from e
+		why = textwrap.fill(re.search(r'^Why: *(.*)$', m.path.read_text(),
+					      re.M)[1], 72)
 		wt.run(['commit', '-q', '-m', f'x86/power: Series mutant {m.name}'
-			f'\n\nSigned-off-by: {self.author[0]} <{self.author[1]}>'],
-		       env=env)
+			f'\n\n{why}\n\nSigned-off-by: {self.author[0]} '
+			f'<{self.author[1]}>'], env=env)
 		for c in commits[m.after:]:
-			wt.run(['cherry-pick', '-q', '--allow-empty', c], env=env)
+			wt.run(['cherry-pick', '--allow-empty', c], env=env)
 
 	def _enroll(self, cover: Path) -> None:
 		self.progress(f'series: b4 prep in {self.wt_path} '
@@ -320,8 +325,13 @@ class Series:
 			_, out = self.run_logged([str(script), '--strict',
 						  '--show-types', str(p)],
 						 self.wt_path, 'checkpatch.log')
+			n = int(p.name[:4])
+			m = self.req.mutant
+			if m and n > m.after:
+				# The cover letter numbers the real series.
+				n = 0 if n == m.after + 1 else n - 1
 			v = checkpatch_verdict(f'series/checkpatch/{p.name[:4]}', out,
-					       justified.get(int(p.name[:4]), set()))
+					       justified.get(n, set()))
 			self.verdicts.append(v)
 			ok = ok and v.status == PASS
 		if not ok:
