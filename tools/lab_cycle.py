@@ -122,21 +122,32 @@ def _layout(events: List[lab_protocol.Event], boot: str) -> Dict[str, int]:
 	raise LabError(f'no layout report from the {boot} kernel')
 
 
+def vcpu_state(c: lab_gdb.VCpu) -> str:
+	"""'halted' or 'running' where gdb and HMP agree, else both views."""
+	if c.hlt is not None and c.hlt == (c.state == 'halted'):
+		return c.state
+	hlt = '?' if c.hlt is None else int(c.hlt)
+	return f'{c.state} (gdb) but HLT={hlt} (info registers)'
+
+
 def parking_place(c: lab_gdb.VCpu, smap: SystemMap, slide: int,
 		  hlt_before: Callable[[str, int], bool]) -> Tuple[bool, str]:
 	"""(safe, where) for a non-boot vCPU at the breakpoint.
 
 	Safe: halted after a HLT in a parking function, or halted outside
 	the kernel's text (an AP that was never started: wait-for-SIPI).
+	Halted means both of QEMU's views say so: gdb's thread state and
+	HLT=1 in `info registers -a`.
 	"""
+	state = vcpu_state(c)
 	if not smap.in_text(c.pc, slide):
-		where = f'CPU{c.cpu} {c.state} at {c.pc:#x} (outside the kernel)'
-		return c.state == 'halted', where + (': never started by it' if
-						     c.state == 'halted' else '')
+		where = f'CPU{c.cpu} {state} at {c.pc:#x} (outside the kernel)'
+		return state == 'halted', where + (': never started by it' if
+						   state == 'halted' else '')
 	sym = smap.name(c.pc, slide)
 	func = smap.function(c.pc, slide)
-	where = f'CPU{c.cpu} {c.state} in {sym}'
-	if c.state != 'halted':
+	where = f'CPU{c.cpu} {state} in {sym}'
+	if state != 'halted':
 		return False, where
 	if func not in PARKING_FUNCTIONS:
 		return False, where + ' (not a parking function)'
@@ -405,7 +416,7 @@ class Cycle:
 		where, bad = [], []
 		for c in cpus:
 			if c.cpu == 0:
-				where.append(f'CPU0 {c.state} in '
+				where.append(f'CPU0 {vcpu_state(c)} in '
 					     f'{smap.name(c.pc, slide)}')
 				continue
 			safe, place = parking_place(c, smap, slide,

@@ -11,13 +11,17 @@ import re
 import subprocess
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from lab_errors import LabError
 
 # "  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c6e in ?? ()"
 _THREAD = re.compile(r'Thread \d+\.(\d+) \(CPU#(\d+) \[(\w+)\s*\]\)\s+'
 		     r'(0x[0-9a-f]+)')
+# QEMU's HMP `info registers -a` (through gdb's `monitor`): "CPU#1" opens
+# a vCPU's dump, whose RIP line ends in "HLT=1" for a halted vCPU.
+_HMP_CPU = re.compile(r'^CPU#(\d+)$', re.M)
+_HMP_RIP = re.compile(r'^RIP=([0-9a-f]{16}) .* HLT=([01])$', re.M)
 # gdb -batch prints no "Continuing." before the stop; the breakpoint being
 # set is the last thing it says, and the console input sent after it waits
 # in QEMU's UART until the guest runs.
@@ -27,14 +31,34 @@ ARMED = 'Hardware assisted breakpoint'
 @dataclasses.dataclass(frozen=True)
 class VCpu:
 	cpu: int
-	state: str		# 'halted' or 'running', as QEMU reports it
+	state: str		# 'halted' or 'running', as gdb's thread list says
 	pc: int
+	hlt: Optional[bool] = None	# HLT= of `info registers -a`
+
+
+def parse_hmp_registers(text: str) -> Dict[int, Tuple[int, bool]]:
+	"""vCPU -> (RIP, HLT) from QEMU's `info registers -a` dump."""
+	regs = {}
+	heads = list(_HMP_CPU.finditer(text))
+	for i, head in enumerate(heads):
+		end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+		m = _HMP_RIP.search(text, head.end(), end)
+		if m:
+			regs[int(head.group(1))] = (int(m.group(1), 16),
+						    m.group(2) == '1')
+	return regs
 
 
 def parse_threads(text: str) -> List[VCpu]:
+	"""Every vCPU of gdb's thread list, with HMP's HLT flag where the
+	register dump has the same vCPU at the same RIP."""
+	regs = parse_hmp_registers(text)
 	cpus = []
 	for m in _THREAD.finditer(text):
-		cpus.append(VCpu(int(m.group(2)), m.group(3), int(m.group(4), 16)))
+		cpu, pc = int(m.group(2)), int(m.group(4), 16)
+		rip, hlt = regs.get(cpu, (None, None))
+		cpus.append(VCpu(cpu, m.group(3), pc,
+				 hlt if rip == pc else None))
 	return sorted(cpus, key=lambda c: c.cpu)
 
 
@@ -55,6 +79,7 @@ class BreakpointSession:
 			     '-ex', f'hbreak *{address:#x}',
 			     '-ex', 'continue',
 			     '-ex', 'info threads',
+			     '-ex', 'monitor info registers -a',
 			     '-ex', 'detach']
 		self.proc: Optional[subprocess.Popen] = None
 		self.out = transcript.open('w')

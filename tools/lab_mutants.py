@@ -19,6 +19,7 @@ from typing import Callable, List, Tuple
 
 import lab_kunit
 import lab_lab
+import lab_paths
 import lab_scenarios
 import lab_static
 from lab_errors import LabError
@@ -26,7 +27,6 @@ from lab_git import Git, prepare_worktree
 from lab_verdict import FAIL, PASS, Verdict
 
 MUTANT_DIR_NAME = 'mutants'
-WORKTREE_NAME = 'mutant'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +94,12 @@ class GauntletRequest:
 	jobs: int
 
 
+def check_kunit_build_dir(cache: Path) -> Path:
+	"""The KUnit build directory of the check worktree."""
+	return lab_kunit.default_build_dir(cache, ['--arch=x86_64'],
+					   lab_paths.CHECK_VARIANT + '-')
+
+
 def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 		  build_dir: Path) -> Tuple[bool, List[Verdict]]:
 	"""Builds and boots the worktree's KUnit kernel: (built, verdicts)."""
@@ -140,7 +146,7 @@ def _lab_checks(req: GauntletRequest, wt: Git, label: str,
 	logs.mkdir(parents=True, exist_ok=True)
 	with (logs / 'progress.log').open('w') as f:
 		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-			wt.worktree, 'mutant', req.cache, logs,
+			wt.worktree, lab_paths.CHECK_VARIANT, req.cache, logs,
 			[lab_scenarios.SCENARIOS[n] for n in scenarios], 'auto',
 			req.jobs), lambda s: print(s, file=f, flush=True))
 	return [dataclasses.replace(v, name=LAB_PREFIX + v.name)
@@ -151,11 +157,10 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		 progress: Callable[[str], None] = print
 		 ) -> Tuple[List[Verdict], List[MutantResult]]:
 	"""The unmutated branch's verdicts, then each mutant's result."""
-	wt_path = req.cache / 'worktrees' / WORKTREE_NAME
+	wt_path = lab_paths.check_worktree(req.cache)
 	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
 	# Fixed once: every mutant builds incrementally in the same directory.
-	build_dir = lab_kunit.default_build_dir(req.cache, ['--arch=x86_64'],
-						'mutant-')
+	build_dir = check_kunit_build_dir(req.cache)
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
 	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir)
 	if not built:

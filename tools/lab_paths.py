@@ -32,6 +32,17 @@ def build_dir(cache: Path, variant: str) -> Path:
 	return cache / 'build' / variant
 
 
+# make test's checks, every mutant and every commit of make series build in
+# one scratch worktree of the tree, each config in one build directory:
+# cold, that is one KUnit and one guest build for all of them, and the user's
+# own tree and its build directories are never touched.
+CHECK_VARIANT = 'check'
+
+
+def check_worktree(cache: Path) -> Path:
+	return cache / 'worktrees' / CHECK_VARIANT
+
+
 def results_dir(repo: Path = REPO_ROOT) -> Path:
 	return repo / 'results'
 

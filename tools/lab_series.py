@@ -66,6 +66,9 @@ class SeriesRequest:
 	results: Path
 	jobs: int
 	builds: bool = True	# build every commit (the slow stage)
+	# The configurations every commit is built with: 'guest' (the lab's)
+	# and 'kunit' (the guest config plus our KUnit suites).
+	configs: Tuple[str, ...] = ('guest', 'kunit')
 	mutant: Optional[SeriesMutant] = None
 
 
@@ -343,13 +346,14 @@ class Series:
 	def _build_each(self, wt: Git) -> bool:
 		"""Every commit of the b4 branch builds on its own."""
 		req = self.req
-		build_wt = prepare_worktree(req.tree, req.cache / 'worktrees' /
-					    'series-build', req.base)
+		build_wt = prepare_worktree(
+			req.tree, lab_paths.check_worktree(req.cache), req.base)
 		commits = wt.text(['rev-list', '--reverse', '--no-merges',
 				   f'{req.base}..HEAD']).split()
-		configs = (('guest', (lab_guest.FRAGMENT,)),
-			   ('kunit', (lab_guest.FRAGMENT,) +
-			    tuple(lab_kunit.kunitconfigs())))
+		configs = [c for c in (('guest', (lab_guest.FRAGMENT,)),
+				       ('kunit', (lab_guest.FRAGMENT,) +
+					tuple(lab_kunit.kunitconfigs())))
+			   if c[0] in req.configs]
 		# b4's cover letter is an empty commit: not a patch, not built.
 		commits = [c for c in commits if
 			   wt.text(['diff', '--name-only', f'{c}~1', c])]
@@ -383,7 +387,15 @@ class Series:
 		files it touches (warnings the parent has already do not count:
 		hibernate.c carries a kernel-doc one from upstream)."""
 		tree = wt.worktree
-		build = lab_paths.build_dir(self.req.cache, f'series-{label}')
+		if fragments == (lab_guest.FRAGMENT,):
+			# Where make test's lab check and the gauntlet build the
+			# guest config: incremental from the topic branch.
+			build = lab_guest.build_dir_for(lab_guest.GuestRequest(
+				tree, self.req.cache, lab_paths.CHECK_VARIANT,
+				self.req.jobs))
+		else:
+			build = lab_paths.build_dir(self.req.cache,
+						    f'series-{label}')
 		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
 		merged.write_text(''.join(Path(f).read_text() for f in fragments))

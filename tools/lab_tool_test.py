@@ -10,6 +10,7 @@ import tarfile
 import tempfile
 import unittest
 from pathlib import Path
+from typing import Optional
 from unittest import mock
 
 import lab_base
@@ -624,6 +625,30 @@ class GdbTest(unittest.TestCase):
 		self.assertEqual(cpus, [lab_gdb.VCpu(0, 'running', 0xffffffff8b40e5f0),
 					lab_gdb.VCpu(1, 'halted', 0xffffffff8b0a3c6e)])
 
+	HMP = ('\nCPU#0\n'
+	       'RAX=0000000000000000 RBX=0000000000000001\n'
+	       'RIP=ffffffff8b40e5f0 RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 '
+	       'SMM=0 HLT=0\n'
+	       'ES =0000 0000000000000000 00000000 00000000\n'
+	       '\nCPU#1\n'
+	       'RIP=ffffffff8b0a3c6e RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 '
+	       'SMM=0 HLT=1\n')
+
+	def test_hmp_hlt_flag_joins_the_thread_list(self) -> None:
+		text = ('* 1    Thread 1.1 (CPU#0 [running]) 0xffffffff8b40e5f0 in ?? ()\n'
+			'  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c6e in ?? ()\n'
+			+ self.HMP)
+		self.assertEqual(lab_gdb.parse_hmp_registers(self.HMP),
+				 {0: (0xffffffff8b40e5f0, False),
+				  1: (0xffffffff8b0a3c6e, True)})
+		cpus = lab_gdb.parse_threads(text)
+		self.assertEqual([c.hlt for c in cpus], [False, True])
+
+	def test_hmp_dump_of_another_rip_is_not_used(self) -> None:
+		text = ('  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c70 in ?? ()\n'
+			+ self.HMP)
+		self.assertIsNone(lab_gdb.parse_threads(text)[0].hlt)
+
 
 class SymbolsTest(unittest.TestCase):
 	def test_symbolize_with_slide(self) -> None:
@@ -659,10 +684,19 @@ class ParkingTest(unittest.TestCase):
 		# hlt at hlt_play_dead+0x8 and native_play_dead+0x30 only.
 		self.hlts = {0xffffffff81000108, 0xffffffff81000170}
 
-	def place(self, state: str, pc: int):
+	def place(self, state: str, pc: int, hlt: Optional[bool] = None):
+		hlt = state == 'halted' if hlt is None else hlt
 		return lab_cycle.parking_place(
-			lab_gdb.VCpu(3, state, pc + self.slide), self.smap,
+			lab_gdb.VCpu(3, state, pc + self.slide, hlt), self.smap,
 			self.slide, lambda f, link: link - 1 in self.hlts)
+
+	def test_gdb_and_hmp_must_agree_on_halted(self) -> None:
+		self.assertEqual(self.place('halted', 0xffffffff81000109, False),
+				 (False, 'CPU3 halted (gdb) but HLT=0 (info '
+				  'registers) in hlt_play_dead+0x9'))
+		c = lab_gdb.VCpu(3, 'halted', 0xffffffff81000109 + self.slide)
+		self.assertFalse(lab_cycle.parking_place(
+			c, self.smap, self.slide, lambda f, a: True)[0])
 
 	def test_halted_after_hlt_in_a_parking_loop(self) -> None:
 		self.assertEqual(self.place('halted', 0xffffffff81000109),
@@ -680,12 +714,12 @@ class ParkingTest(unittest.TestCase):
 		self.assertFalse(self.place('halted', 0xffffffff81000209)[0])
 
 	def test_never_started_ap(self) -> None:
-		c = lab_gdb.VCpu(2, 'halted', 0xfff0)
+		c = lab_gdb.VCpu(2, 'halted', 0xfff0, True)
 		self.assertEqual(lab_cycle.parking_place(
 			c, self.smap, self.slide, lambda f, a: False),
 			(True, 'CPU2 halted at 0xfff0 (outside the kernel): never '
 			 'started by it'))
-		c = lab_gdb.VCpu(2, 'running', 0xfff0)
+		c = lab_gdb.VCpu(2, 'running', 0xfff0, False)
 		self.assertFalse(lab_cycle.parking_place(
 			c, self.smap, self.slide, lambda f, a: True)[0])
 
