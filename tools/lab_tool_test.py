@@ -598,6 +598,8 @@ class CapturedLabRunTest(unittest.TestCase):
 			(self.DATA / 'gdb-transcript.txt').read_text())
 		self.assertEqual([c.cpu for c in cpus], [0, 1, 2, 3])
 		self.assertEqual([c.state for c in cpus[1:]], ['halted'] * 3)
+		# QEMU's `monitor info registers -a` through the same gdb.
+		self.assertEqual([c.hlt for c in cpus], [False, True, True, True])
 
 	def test_console_phases_and_no_splat(self) -> None:
 		lines = (self.DATA / 'boot2-restore-console.log').read_text(
