@@ -132,7 +132,7 @@ def check_kunit(ctx: Context) -> List[Verdict]:
 	then the static checks of that kernel."""
 	verdicts = []
 	wt = ctx.check_worktree()
-	build = lab_mutants.check_kunit_build_dir(ctx.req.cache)
+	build = lab_kunit.check_build_dir(ctx.req.cache)
 	for prefix, options, allow_skip in KUNIT_RUNS:
 		# The first run builds; later ones boot the same kernel.
 		sub = 'run' if not verdicts else 'exec'

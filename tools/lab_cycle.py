@@ -124,10 +124,11 @@ def _layout(events: List[lab_protocol.Event], boot: str) -> Dict[str, int]:
 
 def vcpu_state(c: lab_gdb.VCpu) -> str:
 	"""'halted' or 'running' where gdb and HMP agree, else both views."""
-	if c.hlt is not None and c.hlt == (c.state == 'halted'):
+	if c.hlt is None:
+		return f'{c.state} (gdb) but not in `info registers -a` at that RIP'
+	if c.hlt == (c.state == 'halted'):
 		return c.state
-	hlt = '?' if c.hlt is None else int(c.hlt)
-	return f'{c.state} (gdb) but HLT={hlt} (info registers)'
+	return f'{c.state} (gdb) but HLT={int(c.hlt)} (info registers)'
 
 
 def parking_place(c: lab_gdb.VCpu, smap: SystemMap, slide: int,

@@ -68,6 +68,13 @@ def default_build_dir(cache: Path, args: Sequence[str],
 								    args))
 
 
+def check_build_dir(cache: Path) -> Path:
+	"""The KUnit build directory of the check worktree (lab_paths), shared
+	by make test's KUnit check and the gauntlet."""
+	return default_build_dir(cache, ['--arch=x86_64'],
+				 lab_paths.CHECK_VARIANT + '-')
+
+
 @dataclasses.dataclass(frozen=True)
 class KunitCommand:
 	argv: List[str]

@@ -94,12 +94,6 @@ class GauntletRequest:
 	jobs: int
 
 
-def check_kunit_build_dir(cache: Path) -> Path:
-	"""The KUnit build directory of the check worktree."""
-	return lab_kunit.default_build_dir(cache, ['--arch=x86_64'],
-					   lab_paths.CHECK_VARIANT + '-')
-
-
 def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 		  build_dir: Path) -> Tuple[bool, List[Verdict]]:
 	"""Builds and boots the worktree's KUnit kernel: (built, verdicts)."""
@@ -160,7 +154,7 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 	wt_path = lab_paths.check_worktree(req.cache)
 	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
 	# Fixed once: every mutant builds incrementally in the same directory.
-	build_dir = check_kunit_build_dir(req.cache)
+	build_dir = lab_kunit.check_build_dir(req.cache)
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
 	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir)
 	if not built:

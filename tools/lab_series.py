@@ -173,6 +173,16 @@ def objects_built_from(build: Path, sources: List[str]) -> List[str]:
 	return objs
 
 
+def w1_command(make: List[str], objs: List[str]) -> List[str]:
+	"""`make W=1 <objs>` for single objects, serially.  arch/x86/Makefile
+	lists arch/x86/power/ in drivers-y, so kbuild reaches a goal in it both
+	from obj=arch/x86 (whose %.o rule matches power/hibernate.o) and from
+	obj=arch/x86/power: with -j2 the two compiles race for the same
+	.hibernate.o.d, and fixdep fails on whichever finds it gone."""
+	return [a for a in make if not a.startswith('-j')] + \
+		['-j1', '-k', 'W=1'] + objs
+
+
 def w_key(warning: str) -> str:
 	"""A compiler warning without its path prefix and line/column, so the
 	same warning is recognised before and after a change moves it."""
@@ -430,8 +440,8 @@ class Series:
 		for o in objs:
 			(build / o).unlink(missing_ok=True)
 		# -k: an object the parent does not have must not hide the rest.
-		rc, out = self.run_logged(make + ['-k', 'W=1'] + objs,
-					  Path(make[2]), log)
+		rc, out = self.run_logged(w1_command(make, objs), Path(make[2]),
+					  log)
 		return [l for l in out.splitlines() if ('warning:' in l or
 			'error:' in l) and any(f in l for f in touched)], rc
 
