@@ -19,9 +19,12 @@ from lab_errors import LabError
 _THREAD = re.compile(r'Thread \d+\.(\d+) \(CPU#(\d+) \[(\w+)\s*\]\)\s+'
 		     r'(0x[0-9a-f]+)')
 # QEMU's HMP `info registers -a` (through gdb's `monitor`): "CPU#1" opens
-# a vCPU's dump, whose RIP line ends in "HLT=1" for a halted vCPU.
+# a vCPU's dump, whose RIP line ends in "HLT=1" for a halted vCPU.  A vCPU
+# outside long mode (an AP still in the firmware's halt loop, maxcpus=) has
+# an EIP line instead; the gdbstub's PC is that EIP too.
 _HMP_CPU = re.compile(r'^CPU#(\d+)$', re.M)
-_HMP_RIP = re.compile(r'^RIP=([0-9a-f]{16}) .* HLT=([01])$', re.M)
+_HMP_RIP = re.compile(r'^[RE]IP=([0-9a-f]{8}|[0-9a-f]{16}) .* HLT=([01])$',
+		      re.M)
 # gdb -batch prints no "Continuing." before the stop; the breakpoint being
 # set is the last thing it says, and the console input sent after it waits
 # in QEMU's UART until the guest runs.
@@ -37,7 +40,7 @@ class VCpu:
 
 
 def parse_hmp_registers(text: str) -> Dict[int, Tuple[int, bool]]:
-	"""vCPU -> (RIP, HLT) from QEMU's `info registers -a` dump."""
+	"""vCPU -> (RIP or EIP, HLT) from QEMU's `info registers -a` dump."""
 	regs = {}
 	heads = list(_HMP_CPU.finditer(text))
 	for i, head in enumerate(heads):

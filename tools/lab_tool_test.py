@@ -646,6 +646,16 @@ class GdbTest(unittest.TestCase):
 		cpus = lab_gdb.parse_threads(text)
 		self.assertEqual([c.hlt for c in cpus], [False, True])
 
+	def test_firmware_halt_loop_has_an_eip_line(self) -> None:
+		# maxcpus=2 on the mainline-core-online variant: CPUs 2-3 were
+		# never started by the restore kernel and sit in SeaBIOS's
+		# 32-bit halt loop, where HMP prints EIP= instead of RIP=.
+		cpus = lab_gdb.parse_threads((TEST_DATA / 'lab-maxcpus' /
+					      'gdb-transcript.txt').read_text())
+		self.assertEqual([(c.state, c.hlt) for c in cpus],
+				 [('running', False)] + [('halted', True)] * 3)
+		self.assertEqual([c.pc for c in cpus[2:]], [0xfd09a] * 2)
+
 	def test_hmp_dump_of_another_rip_is_not_used(self) -> None:
 		text = ('  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c70 in ?? ()\n'
 			+ self.HMP)
