@@ -178,7 +178,8 @@ def w1_command(make: List[str], objs: List[str]) -> List[str]:
 	lists arch/x86/power/ in drivers-y, so kbuild reaches a goal in it both
 	from obj=arch/x86 (whose %.o rule matches power/hibernate.o) and from
 	obj=arch/x86/power: with -j2 the two compiles race for the same
-	.hibernate.o.d, and fixdep fails on whichever finds it gone."""
+	.hibernate.o.d, and fixdep fails on whichever finds it gone.  -k: an
+	object the parent does not have must not hide the rest."""
 	return [a for a in make if not a.startswith('-j')] + \
 		['-j1', '-k', 'W=1'] + objs
 
@@ -439,7 +440,6 @@ class Series:
 		"""W=1 warnings naming a touched file, recompiling objs."""
 		for o in objs:
 			(build / o).unlink(missing_ok=True)
-		# -k: an object the parent does not have must not hide the rest.
 		rc, out = self.run_logged(w1_command(make, objs), Path(make[2]),
 					  log)
 		return [l for l in out.splitlines() if ('warning:' in l or
