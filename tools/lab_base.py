@@ -1,5 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The pinned base: read linux-base.txt, verify the tarball, import it.
+"""The pinned bases: read linux-base.txt, verify the tarball, import it.
+
+linux-base.txt holds one `[name]` section per base (the first is the default
+every tool uses without --base/BASE=).  A base comes either from the
+machine's own apt sources (installed by `make setup`, tarball under /usr/src)
+or, with `suite = ...`, from another Debian suite through lab_fetch's
+private apt state under the cache.
 
 The import unpacks the tarball into a git tree outside the repository,
 commits it as one root commit with a fixed identity and date (so the base
@@ -8,6 +14,7 @@ commit id is the same on every machine) and tags it base/<kernel_version>.
 
 import dataclasses
 import hashlib
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,6 +25,8 @@ from lab_git import Git
 
 PIN_KEYS = ('package', 'package_version', 'tarball', 'sha256',
 	    'kernel_version')
+# Only for a base from another suite: where to fetch it, and the .deb's hash.
+SUITE_KEYS = ('suite', 'deb_sha256')
 
 # Fixed identity and date of the base commit: the commit id then depends on
 # the tarball's contents alone.
@@ -33,45 +42,102 @@ BASE_IDENTITY = {
 
 @dataclasses.dataclass(frozen=True)
 class BasePin:
+	name: str		# the section name: '6.12', '7.3'
 	package: str
 	package_version: str
-	tarball: Path
+	tarball: Path		# the tarball's path as the package installs it
 	sha256: str
 	kernel_version: str
+	suite: str = ''		# another suite to fetch from; '' = installed
+	deb_sha256: str = ''	# the fetched .deb's sha256 (suite only)
 
 	@property
 	def tag(self) -> str:
 		return f'base/{self.kernel_version}'
 
+	def tarball_path(self, cache: Path) -> Path:
+		"""Where the tarball is: under /usr/src for an installed base,
+		in the unpacked .deb under the cache for a fetched one."""
+		if not self.suite:
+			return self.tarball
+		return download_dir(cache, self.name) / 'root' / \
+			self.tarball.relative_to('/')
+
 	def install_hint(self) -> str:
+		if self.suite:
+			return (f'run `make setup BASE={self.name}` (fetches '
+				f'{self.package} {self.package_version} from '
+				f'{self.suite} into the cache)')
 		return (f'run `make setup` (apt-get install '
 			f'{self.package}={self.package_version})')
 
 
-def read_pin(path: Path) -> BasePin:
-	"""Parses `key = value` lines; '#' starts a comment."""
+def download_dir(cache: Path, name: str) -> Path:
+	"""A fetched base's .deb, private apt state and unpacked files."""
+	return cache / 'bases' / name
+
+
+_SECTION = re.compile(r'^\[([0-9A-Za-z._-]+)\]$')
+
+
+def read_bases(path: Path) -> Dict[str, BasePin]:
+	"""Every base by name, the default first.  `[name]` starts a section
+	of `key = value` lines; '#' starts a comment."""
 	try:
 		lines = path.read_text().splitlines()
 	except OSError as e:
 		raise LabError(f'cannot read base pin {path}', e.strerror or '')
-	facts: Dict[str, str] = {}
+	sections: Dict[str, Dict[str, str]] = {}
+	facts: Optional[Dict[str, str]] = None
 	for n, line in enumerate(lines, 1):
 		line = line.split('#', 1)[0].strip()
 		if not line:
 			continue
+		m = _SECTION.match(line)
+		if m:
+			if m.group(1) in sections:
+				raise LabError(f'{path}:{n}: base {m.group(1)} is '
+					       'pinned twice', 'keep one section')
+			facts = sections[m.group(1)] = {}
+			continue
 		key, sep, value = (s.strip() for s in line.partition('='))
-		if not sep or key not in PIN_KEYS or key in facts:
+		if facts is None or not sep or \
+		   key not in PIN_KEYS + SUITE_KEYS or key in facts:
 			raise LabError(f'{path}:{n}: bad line {line!r}',
-				       f'expected one `key = value` per key of '
-				       f'{", ".join(PIN_KEYS)}')
+				       'expected `[name]`, then one `key = value` '
+				       f'per key of {", ".join(PIN_KEYS)} (and '
+				       f'{", ".join(SUITE_KEYS)} for a fetched base)')
 		facts[key] = value
-	missing = [k for k in PIN_KEYS if k not in facts]
-	if missing:
-		raise LabError(f'{path}: missing {", ".join(missing)}',
-			       'add the key(s) to the pin')
-	return BasePin(facts['package'], facts['package_version'],
-		       Path(facts['tarball']), facts['sha256'].lower(),
-		       facts['kernel_version'])
+	if not sections:
+		raise LabError(f'{path}: no `[name]` section', 'pin a base')
+	pins = {}
+	for name, facts in sections.items():
+		want = PIN_KEYS + (SUITE_KEYS if 'suite' in facts or
+				   'deb_sha256' in facts else ())
+		missing = [k for k in want if k not in facts]
+		if missing:
+			raise LabError(f'{path}: [{name}] misses '
+				       f'{", ".join(missing)}',
+				       'add the key(s) to the pin')
+		pins[name] = BasePin(name, facts['package'],
+				     facts['package_version'],
+				     Path(facts['tarball']),
+				     facts['sha256'].lower(),
+				     facts['kernel_version'],
+				     facts.get('suite', ''),
+				     facts.get('deb_sha256', '').lower())
+	return pins
+
+
+def read_pin(path: Path, name: Optional[str] = None) -> BasePin:
+	"""The base called `name`, or the default (the first) one."""
+	pins = read_bases(path)
+	if name is None:
+		return next(iter(pins.values()))
+	if name not in pins:
+		raise LabError(f'unknown base {name!r}', 'choose one of '
+			       f'{", ".join(pins)} (the sections of {path.name})')
+	return pins[name]
 
 
 def sha256_file(path: Path) -> str:
@@ -149,27 +215,34 @@ def check_existing(pin: BasePin, git: Git) -> str:
 	return base
 
 
-def verify_tarball(pin: BasePin,
+def verify_tarball(pin: BasePin, tarball: Path,
 		   installed: Callable[[str], Optional[str]]) -> None:
-	version = installed(pin.package)
-	if version != pin.package_version:
-		have = f'version {version} is' if version else 'it is not'
-		raise LabError(f'{pin.package} {pin.package_version} is pinned '
-			       f'but {have} installed', pin.install_hint())
-	if not pin.tarball.is_file():
-		raise LabError(f'{pin.tarball} is missing although '
-			       f'{pin.package} is installed',
-			       f'reinstall it: apt-get install --reinstall '
-			       f'{pin.package}={pin.package_version}')
-	actual = sha256_file(pin.tarball)
+	if pin.suite:
+		if not tarball.is_file():
+			raise LabError(f'{pin.package} {pin.package_version} is '
+				       'not fetched', pin.install_hint())
+	else:
+		version = installed(pin.package)
+		if version != pin.package_version:
+			have = f'version {version} is' if version else 'it is not'
+			raise LabError(f'{pin.package} {pin.package_version} is '
+				       f'pinned but {have} installed',
+				       pin.install_hint())
+		if not tarball.is_file():
+			raise LabError(f'{tarball} is missing although '
+				       f'{pin.package} is installed',
+				       f'reinstall it: apt-get install --reinstall '
+				       f'{pin.package}={pin.package_version}')
+	actual = sha256_file(tarball)
 	if actual != pin.sha256:
-		raise LabError(f'{pin.tarball} has sha256 {actual[:16]}..., '
+		raise LabError(f'{tarball} has sha256 {actual[:16]}..., '
 			       f'linux-base.txt pins {pin.sha256[:16]}...',
-			       'reinstall the pinned package version, or update '
-			       'the pin if the base really changed')
+			       'reinstall (or, fetched, delete and fetch again) '
+			       'the pinned package version, or update the pin if '
+			       'the base really changed')
 
 
-def import_base(pin: BasePin, tree: Path,
+def import_base(pin: BasePin, tree: Path, tarball: Path,
 		installed: Optional[Callable[[str], Optional[str]]] = None,
 		progress: Callable[[str], None] = print) -> Git:
 	"""Makes `tree` hold the pinned base at tag base/<version>.
@@ -183,18 +256,18 @@ def import_base(pin: BasePin, tree: Path,
 		check_existing(pin, git)
 		unignore_new_files(git)
 		return git
-	verify_tarball(pin, installed or dpkg_version)
+	verify_tarball(pin, tarball, installed or dpkg_version)
 	staging = tree.with_name(tree.name + '.importing')
 	shutil.rmtree(staging, ignore_errors=True)
 	staging.mkdir(parents=True)
-	progress(f'base: unpacking {pin.tarball.name} ({pin.package_version})')
-	proc = subprocess.run(['tar', '-xf', str(pin.tarball), '-C',
+	progress(f'base: unpacking {tarball.name} ({pin.package_version})')
+	proc = subprocess.run(['tar', '-xf', str(tarball), '-C',
 			       str(staging), '--strip-components=1',
 			       '--no-same-owner'], stderr=subprocess.PIPE,
 			      check=False)
 	if proc.returncode != 0:
 		shutil.rmtree(staging, ignore_errors=True)
-		raise LabError(f'cannot unpack {pin.tarball}: '
+		raise LabError(f'cannot unpack {tarball}: '
 			       f'{proc.stderr.decode().strip()}',
 			       'check the disk space under the cache directory')
 	progress(f'base: committing the pristine tree as {pin.tag}')

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """`make test`: every check of the project, one verdict line each.
 
-A check is a function taking the run's context and returning a Verdict (or
-raising LabError, which is its FAIL detail).  Details go to files under
-results/<run>/; the terminal gets one line per check and the closing
+The host unit tests run once; every other check runs once per base
+(linux-base.txt), its verdicts named `<base>/<check>...`.  A check is a
+function taking the run's context and returning a Verdict (or raising
+LabError, which is its FAIL detail).  Details go to files under
+results/<run>/<base>/; the terminal gets one line per check and the closing
 'N passed, N failed' line.
 """
 
@@ -16,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Union
 
+import lab_base
 import lab_kunit
 import lab_lab
 import lab_mutants
@@ -37,12 +40,17 @@ class TestRequest:
 	cache: Path
 	only: List[str]
 	jobs: int
+	bases: List[str] = dataclasses.field(default_factory=list)  # []: all
+	# Per-base checks left out of this run (make test's CI budget; make
+	# test-all runs everything).
+	skip: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
 class Context:
 	req: TestRequest
 	results: Path
+	base: str = ''
 	tree: Optional[lab_tree.Tree] = None
 
 	def need_tree(self) -> lab_tree.Tree:
@@ -58,7 +66,8 @@ class Context:
 		the KUnit, lab, mutant and series builds share directories."""
 		tree = self.need_tree()
 		return prepare_worktree(tree.git,
-					lab_paths.check_worktree(self.req.cache),
+					lab_paths.check_worktree(self.req.cache,
+								 self.base),
 					tree.git.rev(lab_overlay.TOPIC))
 
 
@@ -85,11 +94,12 @@ def check_tree(ctx: Context) -> Verdict:
 	log = ctx.log('tree')
 	with log.open('w') as f:
 		ctx.tree = lab_tree.ensure_topic(
-			lab_tree.TreeRequest(ctx.req.repo, ctx.req.cache),
+			lab_tree.TreeRequest(ctx.req.repo, ctx.req.cache,
+					     base=ctx.base),
 			progress=lambda s: print(s, file=f, flush=True))
 	git = ctx.tree.git
 	topic = git.rev(lab_overlay.TOPIC)
-	steps = lab_overlay.read_steps(lab_paths.overlay_dir(ctx.req.repo))
+	steps = lab_overlay.read_steps(ctx.tree.overlay(ctx.req.repo))
 	again = lab_overlay.build_commits(git, ctx.tree.base, steps)
 	if git.tree_of(again) != git.tree_of(lab_overlay.TOPIC):
 		return Verdict('tree', FAIL, f'{lab_overlay.TOPIC} '
@@ -132,12 +142,12 @@ def check_kunit(ctx: Context) -> List[Verdict]:
 	then the static checks of that kernel."""
 	verdicts = []
 	wt = ctx.check_worktree()
-	build = lab_kunit.check_build_dir(ctx.req.cache)
+	build = lab_kunit.check_build_dir(ctx.req.cache, ctx.base)
 	for prefix, options, allow_skip in KUNIT_RUNS:
 		# The first run builds; later ones boot the same kernel.
 		sub = 'run' if not verdicts else 'exec'
 		_, run = lab_kunit.run_kunit(lab_kunit.KunitRun(
-			wt.worktree, ctx.req.cache, ctx.results / prefix,
+			wt.worktree, ctx.req.cache, ctx.base, ctx.results / prefix,
 			ctx.log(prefix), [sub, '--arch=x86_64',
 					  f'--build_dir={build}'] + options,
 			ctx.req.jobs), prefix, allow_skip)
@@ -152,7 +162,7 @@ def check_lab(ctx: Context) -> List[Verdict]:
 	wt = ctx.check_worktree()
 	with ctx.log('lab').open('w') as f:
 		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-			wt.worktree, lab_paths.CHECK_VARIANT, ctx.req.cache,
+			wt.worktree, lab_paths.CHECK_VARIANT, ctx.base, ctx.req.cache,
 			ctx.results / 'lab',
 			[lab_scenarios.SCENARIOS['smoke']], 'auto', ctx.req.jobs),
 			lambda s: print(s, file=f, flush=True))
@@ -162,13 +172,13 @@ def check_lab(ctx: Context) -> List[Verdict]:
 def check_mutants(ctx: Context) -> List[Verdict]:
 	"""Every mutant in mutants/ must be killed; the baseline must pass."""
 	tree = ctx.need_tree()
-	mutants = lab_mutants.read_mutants(ctx.req.repo /
-					   lab_mutants.MUTANT_DIR_NAME)
+	mutants = lab_mutants.read_mutants(lab_paths.mutant_dir(ctx.req.repo,
+								 ctx.base))
 	results = ctx.results / 'mutants'
 	with ctx.log('mutants').open('w') as f:
 		baseline, outcome = lab_mutants.run_gauntlet(
 			lab_mutants.GauntletRequest(
-				tree.git, tree.git.rev(lab_overlay.TOPIC),
+				tree.git, tree.git.rev(lab_overlay.TOPIC), ctx.base,
 				ctx.req.cache, results, ctx.req.jobs), mutants,
 			progress=lambda s: print(s, file=f, flush=True))
 	(results / 'kill-matrix.txt').write_text(
@@ -189,19 +199,23 @@ def check_series(ctx: Context) -> List[Verdict]:
 	req = lab_series.SeriesRequest(
 		tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), ctx.req.cache,
 		ctx.req.repo, ctx.results / 'series', ctx.req.jobs,
-		configs=('guest',))
+		base_name=ctx.base, configs=('guest',))
 	with ctx.log('series').open('w') as f:
 		def progress(s: str) -> None:
 			print(s, file=f, flush=True)
 		verdicts = lab_series.Series(req, progress).run()
-		mutants = lab_series.read_series_mutants(ctx.req.repo)
+		mutants = lab_series.read_series_mutants(ctx.req.repo, ctx.base)
 		verdicts += lab_series.run_series_mutants(req, mutants, progress)
 	return verdicts
 
 
 CheckResult = Union[Verdict, List[Verdict]]
-CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
+# Once per run.
+HOST_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'host-unit-tests': check_host_unit_tests,
+}
+# Once per base, in this order; 'tree' is the one the others stand on.
+BASE_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'tree': check_tree,
 	'overlay-roundtrip': check_overlay_roundtrip,
 	'kunit': check_kunit,
@@ -211,36 +225,71 @@ CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 }
 
 
+def _run_check(name: str, check: Callable[[Context], CheckResult],
+	       ctx: Context) -> List[Verdict]:
+	"""One check's verdicts, printed as they come, named for the base."""
+	label = f'{ctx.base}/{name}' if ctx.base else name
+	print(f'test: running {label} ...', flush=True)
+	start = time.monotonic()
+	try:
+		result = check(ctx)
+	except LabError as e:
+		result = Verdict(name, FAIL, str(e))
+	elapsed = time.monotonic() - start
+	out = []
+	for i, v in enumerate(result if isinstance(result, list) else [result]):
+		# The check's time once, on its first line.
+		v = dataclasses.replace(v, seconds=elapsed if i == 0 else 0,
+					name=f'{ctx.base}/{v.name}' if ctx.base
+					else v.name)
+		out.append(v)
+		lab_verdict.report(v, sys.stdout)
+	return out
+
+
+# What `make test` leaves to `make test-all` to stay inside CI's 90 minutes
+# on two cores (README): base -> checks.
+CI_SKIP: Dict[str, List[str]] = {
+	'7.3': ['series'],
+}
+
+
 def run_all(req: TestRequest) -> int:
-	unknown = [n for n in req.only if n not in CHECKS]
+	known = list(HOST_CHECKS) + list(BASE_CHECKS)
+	unknown = [n for n in req.only if n not in known]
 	if unknown:
 		print(f'error: unknown check(s) {", ".join(unknown)}: choose from '
-		      f'{", ".join(CHECKS)}', file=sys.stderr)
+		      f'{", ".join(known)}', file=sys.stderr)
 		return 2
 	try:
+		pins = lab_base.read_bases(lab_paths.base_pin_file(req.repo))
+		bases = req.bases or list(pins)
+		for b in bases:
+			lab_base.read_pin(lab_paths.base_pin_file(req.repo), b)
 		results = lab_paths.run_dir('test', req.repo)
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 2
-	print(f'test: details in {results}', flush=True)
-	ctx = Context(req, results)
+	print(f'test: details in {results}; bases {", ".join(bases)}',
+	      flush=True)
 	verdicts = []
-	for name, check in CHECKS.items():
-		if req.only and name not in req.only and name != 'tree':
-			continue
-		print(f'test: running {name} ...', flush=True)
-		start = time.monotonic()
-		try:
-			result = check(ctx)
-		except LabError as e:
-			result = Verdict(name, FAIL, str(e))
-		elapsed = time.monotonic() - start
-		for i, v in enumerate(result if isinstance(result, list)
-				      else [result]):
-			# The check's time once, on its first line.
-			v = dataclasses.replace(v, seconds=elapsed if i == 0 else 0)
-			verdicts.append(v)
-			lab_verdict.report(v, sys.stdout)
+	ctx = Context(req, results)
+	for name, check in HOST_CHECKS.items():
+		if not req.only or name in req.only:
+			verdicts += _run_check(name, check, ctx)
+	for base in bases:
+		ctx = Context(req, results / base, base)
+		ctx.results.mkdir(parents=True, exist_ok=True)
+		for name, check in BASE_CHECKS.items():
+			if name != 'tree' and (req.only and name not in req.only or
+					       name in req.skip.get(base, [])):
+				continue
+			verdicts += _run_check(name, check, ctx)
+	skipped = [f'{b}/{n}' for b in bases for n in req.skip.get(b, [])
+		   if not req.only or n in req.only]
+	if skipped:
+		print(f'test: not in this run: {", ".join(skipped)} (make '
+		      'test-all runs them)', flush=True)
 	lab_verdict.write_json(results / 'verdicts.json', verdicts)
 	print(lab_verdict.summary(verdicts), flush=True)
 	return 0 if all(v.status != FAIL for v in verdicts) else 1

@@ -60,18 +60,18 @@ def build_variant(configs: Sequence[Path], args: Sequence[str]) -> str:
 	return 'kunit-' + digest.hexdigest()[:10]
 
 
-def default_build_dir(cache: Path, args: Sequence[str],
+def default_build_dir(cache: Path, base: str, args: Sequence[str],
 		      prefix: str = "") -> Path:
-	"""Where our kunitconfigs build for `args`; `prefix` separates trees
-	(the mutant worktree builds in its own directory)."""
-	return lab_paths.build_dir(cache, prefix + build_variant(kunitconfigs(),
-								    args))
+	"""Where our kunitconfigs build for `args` on a base; `prefix`
+	separates trees (the check worktree builds in its own directory)."""
+	return lab_paths.build_dir(cache, f'{prefix}{base}-' +
+				   build_variant(kunitconfigs(), args))
 
 
-def check_build_dir(cache: Path) -> Path:
-	"""The KUnit build directory of the check worktree (lab_paths), shared
-	by make test's KUnit check and the gauntlet."""
-	return default_build_dir(cache, ['--arch=x86_64'],
+def check_build_dir(cache: Path, base: str) -> Path:
+	"""The KUnit build directory of a base's check worktree (lab_paths),
+	shared by make test's KUnit check and the gauntlet."""
+	return default_build_dir(cache, base, ['--arch=x86_64'],
 				 lab_paths.CHECK_VARIANT + '-')
 
 
@@ -87,8 +87,8 @@ class KunitCommand:
 		self.build_dir.parent.mkdir(parents=True, exist_ok=True)
 
 
-def kunit_command(tree: Path, cache: Path, results: Path, args: List[str],
-		  jobs: int) -> KunitCommand:
+def kunit_command(tree: Path, cache: Path, base: str, results: Path,
+		  args: List[str], jobs: int) -> KunitCommand:
 	"""The kunit_tool command line for `args` (subcommand first)."""
 	if not args or args[0] not in SUBCOMMANDS:
 		raise ValueError(f'expected one of {", ".join(SUBCOMMANDS)}')
@@ -100,7 +100,7 @@ def kunit_command(tree: Path, cache: Path, results: Path, args: List[str],
 		extra += [f'--kunitconfig={c}' for c in configs]
 	given = option_values(rest, '--build_dir')
 	build = Path(given[0]) if given else \
-		lab_paths.build_dir(cache, build_variant(configs, rest))
+		lab_paths.build_dir(cache, f'{base}-' + build_variant(configs, rest))
 	if not given:
 		extra.append(f'--build_dir={build}')
 	if sub in ('run', 'build') and not has_option(rest, '--jobs'):
@@ -168,6 +168,7 @@ class KunitRun:
 	"""One kunit_tool invocation and where its output goes."""
 	tree: Path
 	cache: Path
+	base: str		# the tree's base (names the default build dir)
 	results: Path		# gets kunit.json
 	log: Path
 	args: List[str]		# subcommand first
@@ -182,7 +183,8 @@ def run_kunit(run: KunitRun, prefix: str = 'kunit',
 	`prefix`, with the reason and the last line of the log.
 	"""
 	run.results.mkdir(parents=True, exist_ok=True)
-	cmd = kunit_command(run.tree, run.cache, run.results, run.args, run.jobs)
+	cmd = kunit_command(run.tree, run.cache, run.base, run.results, run.args,
+			    run.jobs)
 	cmd.prepare()
 	env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
 	with run.log.open('w') as f:

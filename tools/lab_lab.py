@@ -25,6 +25,7 @@ KASLR_TRIES = 3
 class LabRequest:
 	tree: Path		# kernel tree to build the guest from
 	variant: str		# build variant name ('topic', 'mutant', ...)
+	base: str		# the tree's base (linux-base.txt section)
 	cache: Path
 	results: Path
 	scenarios: List[lab_scenarios.Scenario]
@@ -81,7 +82,7 @@ class Images:
 				# One worktree and build directory per variant,
 				# shared by the topic and every mutant: incremental.
 				tree = lab_variants.variant_tree(req.tree, req.cache,
-								 build.patch)
+								 req.base, build.patch)
 				label = f'variant-{build.patch}'
 			fragments = (lab_guest.FRAGMENT,)
 			if build.config:

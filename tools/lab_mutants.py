@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Mutants: small patches that revive a known bug, and which checks kill them.
 
-A mutant is mutants/<name>.patch: header lines, then a git diff against the
-topic branch.
+A mutant is mutants/<base>/<name>.patch: header lines, then a git diff
+against that base's topic branch (the code differs between bases).
 
   Revives: <one line: the bug, and the commit that fixed it>
   Killed-by: <check> [<check> ...]
@@ -26,7 +26,6 @@ from lab_errors import LabError
 from lab_git import Git, prepare_worktree
 from lab_verdict import FAIL, PASS, Verdict
 
-MUTANT_DIR_NAME = 'mutants'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +88,7 @@ class MutantResult:
 class GauntletRequest:
 	tree: Git
 	commit: str		# the unmutated topic branch
+	base: str		# its base's name
 	cache: Path
 	results: Path
 	jobs: int
@@ -101,12 +101,12 @@ def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 	logs = req.results / label
 	logs.mkdir(parents=True, exist_ok=True)
 	rc, _ = lab_kunit.run_kunit(lab_kunit.KunitRun(
-		wt.worktree, req.cache, logs, logs / 'build.log',
+		wt.worktree, req.cache, req.base, logs, logs / 'build.log',
 		['build'] + common, req.jobs))
 	if rc != 0:
 		return False, []
 	_, verdicts = lab_kunit.run_kunit(lab_kunit.KunitRun(
-		wt.worktree, req.cache, logs, logs / 'exec.log',
+		wt.worktree, req.cache, req.base, logs, logs / 'exec.log',
 		['exec'] + common, req.jobs))
 	# The KUnit kernel has HIBERNATION=y: the static checks read it too.
 	static = lab_static.run_all(build_dir / 'vmlinux')
@@ -140,7 +140,7 @@ def _lab_checks(req: GauntletRequest, wt: Git, label: str,
 	logs.mkdir(parents=True, exist_ok=True)
 	with (logs / 'progress.log').open('w') as f:
 		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-			wt.worktree, lab_paths.CHECK_VARIANT, req.cache, logs,
+			wt.worktree, lab_paths.CHECK_VARIANT, req.base, req.cache, logs,
 			[lab_scenarios.SCENARIOS[n] for n in scenarios], 'auto',
 			req.jobs), lambda s: print(s, file=f, flush=True))
 	return [dataclasses.replace(v, name=LAB_PREFIX + v.name)
@@ -151,10 +151,10 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		 progress: Callable[[str], None] = print
 		 ) -> Tuple[List[Verdict], List[MutantResult]]:
 	"""The unmutated branch's verdicts, then each mutant's result."""
-	wt_path = lab_paths.check_worktree(req.cache)
+	wt_path = lab_paths.check_worktree(req.cache, req.base)
 	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
 	# Fixed once: every mutant builds incrementally in the same directory.
-	build_dir = lab_kunit.check_build_dir(req.cache)
+	build_dir = lab_kunit.check_build_dir(req.cache, req.base)
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
 	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir)
 	if not built:

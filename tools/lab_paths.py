@@ -23,9 +23,9 @@ def cache_dir(env: Mapping[str, str] = os.environ) -> Path:
 	return Path(xdg).expanduser().resolve() / PROJECT
 
 
-def tree_dir(cache: Path) -> Path:
-	"""The git tree holding the pristine base and the topic branch."""
-	return cache / 'linux'
+def tree_dir(cache: Path, base: str) -> Path:
+	"""The git tree holding a base's pristine import and topic branch."""
+	return cache / f'linux-{base}'
 
 
 def build_dir(cache: Path, variant: str) -> Path:
@@ -39,8 +39,13 @@ def build_dir(cache: Path, variant: str) -> Path:
 CHECK_VARIANT = 'check'
 
 
-def check_worktree(cache: Path) -> Path:
-	return cache / 'worktrees' / CHECK_VARIANT
+def check_worktree(cache: Path, base: str) -> Path:
+	return cache / 'worktrees' / f'{CHECK_VARIANT}-{base}'
+
+
+def worktree(cache: Path, base: str, name: str) -> Path:
+	"""A scratch worktree of a base's tree (series, variants, ...)."""
+	return cache / 'worktrees' / f'{name}-{base}'
 
 
 def results_dir(repo: Path = REPO_ROOT) -> Path:
@@ -67,5 +72,11 @@ def base_pin_file(repo: Path = REPO_ROOT) -> Path:
 	return repo / 'linux-base.txt'
 
 
-def overlay_dir(repo: Path = REPO_ROOT) -> Path:
-	return repo / 'branch-overlay'
+def overlay_dir(repo: Path, base: str) -> Path:
+	"""A base's series: branch-overlay/<base>/NNNN-*/ and its cover letter."""
+	return repo / 'branch-overlay' / base
+
+
+def mutant_dir(repo: Path, base: str) -> Path:
+	"""A base's mutants (diffs against its topic branch); series/ below."""
+	return repo / 'mutants' / base

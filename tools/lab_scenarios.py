@@ -3,7 +3,7 @@
 
 import dataclasses
 import random
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,6 +23,9 @@ PLAIN = Build()
 # start a resume ("resume from hibernation") and must boot on.
 NO_IMAGE = 'no image found'
 MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online')
+# 6.12 with mainline's cpuhp_smt_enable() grafted on; 7.3 has the real code
+# (2066f00e5b2d), so offline-restore and maxcpus are the mainline case there.
+ONLY_6_12 = ('6.12',)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +53,7 @@ class Scenario:
 	save_fails: str = ''		# the save must fail with this return value
 	build: Build = PLAIN		# the kernel that hibernates
 	restore_build: Optional[Build] = None	# None: the same kernel
+	bases: Tuple[str, ...] = ()	# the bases it runs on; (): every one
 
 	@property
 	def restore(self) -> Build:
@@ -72,7 +76,8 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'before the resume is triggered', offline_restore='3'),
 	Scenario('offline-restore-mainline', 'CPU 3 offlined in the restore '
 		 'kernel, whose cpuhp_smt_enable() follows mainline and leaves '
-		 'it offline', offline_restore='3', build=MAINLINE_CORE_ONLINE),
+		 'it offline', offline_restore='3', build=MAINLINE_CORE_ONLINE,
+		 bases=ONLY_6_12),
 	Scenario('smt-nosmt', 'SMT topology (2 cores x 2 threads), restore '
 		 'kernel booted with nosmt', topology='cores=2,threads=2',
 		 cmdline_restore='nosmt'),
@@ -81,7 +86,7 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 	Scenario('maxcpus-mainline', 'maxcpus=2 on a restore kernel whose '
 		 'cpuhp_smt_enable() follows mainline: CPUs 2-3 stay in '
 		 'wait-for-SIPI', cmdline_restore='maxcpus=2',
-		 build=MAINLINE_CORE_ONLINE),
+		 build=MAINLINE_CORE_ONLINE, bases=ONLY_6_12),
 	Scenario('three-cycles', 'three hibernations in one image kernel '
 		 'lifetime, each restored by a freshly booted restore kernel',
 		 cycles=3),
@@ -121,6 +126,15 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 	Scenario('vcpus-2', '2 vCPUs', vcpus=2),
 	Scenario('vcpus-8', '8 vCPUs', vcpus=8),
 )}
+
+
+def runs_on(s: Scenario, base: str) -> bool:
+	return not s.bases or base in s.bases
+
+
+def for_base(base: str) -> List[Scenario]:
+	"""The scenarios that run on a base, in matrix order."""
+	return [s for s in SCENARIOS.values() if runs_on(s, base)]
 
 
 def stress_scenarios(count: int, seed: int) -> List[Scenario]:

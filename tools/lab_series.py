@@ -35,7 +35,13 @@ SERIES_BRANCH = 'b4/hibernate-lab'
 COVER_LETTER = 'cover-letter.txt'
 NOTES_FILE = 'MAINTAINERS-notes'
 # MAINTAINERS-notes carries the recipients b4 must produce between these.
-RECIPIENTS_BEGIN = '--- recipients (checked by make series) ---'
+# One block per base: its series goes to the recipients of that tree.
+
+
+def recipients_begin(base: str) -> str:
+	return f'--- recipients of the {base} series (checked by make series) ---'
+
+
 RECIPIENTS_END = '--- end of recipients ---'
 _TOTAL = re.compile(r'^total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?'
 		    r'(\d+) lines checked', re.M)
@@ -65,6 +71,7 @@ class SeriesRequest:
 	repo: Path
 	results: Path
 	jobs: int
+	base_name: str		# the base's section in linux-base.txt
 	builds: bool = True	# build every commit (the slow stage)
 	# The configurations every commit is built with: 'guest' (the lab's)
 	# and 'kunit' (the guest config plus our KUnit suites).
@@ -85,8 +92,8 @@ def parse_series_mutant(path: Path) -> SeriesMutant:
 			    fields['Stops-at'])
 
 
-def read_cover(repo: Path) -> str:
-	path = lab_paths.overlay_dir(repo) / COVER_LETTER
+def read_cover(repo: Path, base: str) -> str:
+	path = lab_paths.overlay_dir(repo, base) / COVER_LETTER
 	if not path.is_file():
 		raise LabError(f'{path} is missing', 'write the cover letter '
 			       '(subject line, blank line, body)')
@@ -97,14 +104,15 @@ def read_cover(repo: Path) -> str:
 	return text
 
 
-def expected_recipients(repo: Path) -> Set[str]:
-	"""Addresses listed in MAINTAINERS-notes' recipients block."""
+def expected_recipients(repo: Path, base: str) -> Set[str]:
+	"""Addresses listed in MAINTAINERS-notes' block for the base."""
 	text = (repo / NOTES_FILE).read_text()
-	if RECIPIENTS_BEGIN not in text or RECIPIENTS_END not in text:
-		raise LabError(f'{NOTES_FILE} has no recipients block',
-			       f'add one between "{RECIPIENTS_BEGIN}" and '
+	begin = recipients_begin(base)
+	if begin not in text or RECIPIENTS_END not in text.split(begin, 1)[1]:
+		raise LabError(f'{NOTES_FILE} has no recipients block for the '
+			       f'{base} series', f'add one between "{begin}" and '
 			       f'"{RECIPIENTS_END}"')
-	block = text.split(RECIPIENTS_BEGIN, 1)[1].split(RECIPIENTS_END, 1)[0]
+	block = text.split(begin, 1)[1].split(RECIPIENTS_END, 1)[0]
 	return {a.lower() for _, a in email.utils.getaddresses(
 		[l.split(':', 1)[1] for l in block.splitlines()
 		 if l.startswith(('To:', 'Cc:'))]) if a}
@@ -204,9 +212,10 @@ class Series:
 		self.verdicts: List[Verdict] = []
 		self.author = self._author()
 		# A mutant gets a worktree and branch of its own: the real
-		# series stays ready to send from worktrees/series.
+		# series stays ready to send from worktrees/series-<base>.
 		suffix = '-mutant' if req.mutant else ''
-		self.wt_path = req.cache / 'worktrees' / f'series{suffix}'
+		self.wt_path = lab_paths.worktree(req.cache, req.base_name,
+						  f'series{suffix}')
 		self.branch = SERIES_BRANCH + suffix
 
 	def _author(self) -> Tuple[str, str]:
@@ -260,8 +269,8 @@ class Series:
 		req.results.mkdir(parents=True, exist_ok=True)
 		try:
 			cover = req.results / 'cover-letter.txt'
-			cover.write_text(read_cover(req.repo))
-			want = expected_recipients(req.repo)
+			cover.write_text(read_cover(req.repo, req.base_name))
+			want = expected_recipients(req.repo, req.base_name)
 			wt = self._branch()
 			self._enroll(cover)
 			patches = self._format_patches()
@@ -334,7 +343,8 @@ class Series:
 	def _checkpatch(self, patches: List[Path]) -> bool:
 		ok = True
 		script = self.wt_path / 'scripts' / 'checkpatch.pl'
-		justified = justified_findings(read_cover(self.req.repo))
+		justified = justified_findings(read_cover(self.req.repo,
+							  self.req.base_name))
 		for p in patches:
 			_, out = self.run_logged([str(script), '--strict',
 						  '--show-types', str(p)],
@@ -358,7 +368,8 @@ class Series:
 		"""Every commit of the b4 branch builds on its own."""
 		req = self.req
 		build_wt = prepare_worktree(
-			req.tree, lab_paths.check_worktree(req.cache), req.base)
+			req.tree, lab_paths.check_worktree(req.cache, req.base_name),
+			req.base)
 		commits = wt.text(['rev-list', '--reverse', '--no-merges',
 				   f'{req.base}..HEAD']).split()
 		configs = [c for c in (('guest', (lab_guest.FRAGMENT,)),
@@ -405,8 +416,8 @@ class Series:
 				tree, self.req.cache, lab_paths.CHECK_VARIANT,
 				self.req.jobs))
 		else:
-			build = lab_paths.build_dir(self.req.cache,
-						    f'series-{label}')
+			build = lab_paths.build_dir(
+				self.req.cache, f'series-{label}-{self.req.base_name}')
 		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
 		merged.write_text(''.join(Path(f).read_text() for f in fragments))
@@ -482,8 +493,8 @@ class Series:
 
 	def _round_trip(self, mails: List[Path]) -> None:
 		req = self.req
-		am = prepare_worktree(req.tree, req.cache / 'worktrees' /
-				      'series-am', req.base)
+		am = prepare_worktree(req.tree, lab_paths.worktree(
+			req.cache, req.base_name, 'series-am'), req.base)
 		env = dict(os.environ, GIT_COMMITTER_NAME=self.author[0],
 			   GIT_COMMITTER_EMAIL=self.author[1])
 		try:
@@ -504,12 +515,10 @@ class Series:
 			f'{"==" if got == want else "!="} {what} tree {want[:12]}'))
 
 
-SERIES_MUTANT_DIR = Path('mutants') / 'series'
-
-
-def read_series_mutants(repo: Path) -> List[SeriesMutant]:
-	return [parse_series_mutant(p) for p in
-		sorted((repo / SERIES_MUTANT_DIR).glob('*.patch'))]
+def read_series_mutants(repo: Path, base: str) -> List[SeriesMutant]:
+	"""mutants/<base>/series/*.patch"""
+	return [parse_series_mutant(p) for p in sorted(
+		(lab_paths.mutant_dir(repo, base) / 'series').glob('*.patch'))]
 
 
 def run_series_mutants(req: SeriesRequest, mutants: List[SeriesMutant],

@@ -21,9 +21,10 @@ def read_package_list(path: Path = PACKAGE_LIST) -> List[str]:
 	return names
 
 
-def wanted(pin: BasePin, names: Sequence[str]) -> List[str]:
-	"""apt-get install arguments; the kernel source is version-pinned."""
-	return list(names) + [f'{pin.package}={pin.package_version}']
+def wanted(pins: Sequence[BasePin], names: Sequence[str]) -> List[str]:
+	"""apt-get install arguments; kernel sources are version-pinned (only
+	those of bases installed through the machine's apt sources)."""
+	return list(names) + [f'{p.package}={p.package_version}' for p in pins]
 
 
 def missing(specs: Sequence[str],

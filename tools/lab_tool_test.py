@@ -72,7 +72,7 @@ class FakeBase:
 	def __init__(self, root: Path, files: dict = FAKE_FILES) -> None:
 		self.repo = root / 'repo'
 		self.cache = root / 'cache'
-		(self.repo / 'branch-overlay').mkdir(parents=True)
+		(self.repo / 'branch-overlay' / 'fake').mkdir(parents=True)
 		self.tarball = root / 'linux-source-fake.tar.xz'
 		make_tarball(self.tarball, files)
 		self.write_pin(lab_base.sha256_file(self.tarball))
@@ -80,6 +80,7 @@ class FakeBase:
 	def write_pin(self, sha: str) -> None:
 		lab_paths.base_pin_file(self.repo).write_text(
 			'# fake pin\n'
+			'[fake]\n'
 			'package = linux-source-fake\n'
 			'package_version = 1.0-1\n'
 			f'tarball = {self.tarball}\n'
@@ -92,7 +93,7 @@ class FakeBase:
 
 	@property
 	def tree(self) -> Path:
-		return lab_paths.tree_dir(self.cache)
+		return lab_paths.tree_dir(self.cache, 'fake')
 
 	def request(self, force: bool = False) -> lab_tree.TreeRequest:
 		return lab_tree.TreeRequest(self.repo, self.cache, force)
@@ -138,17 +139,57 @@ class PinTest(LabTestCase):
 
 	def test_missing_key_is_named(self) -> None:
 		path = self.root / 'pin.txt'
-		path.write_text('package = x\n')
-		with self.assertRaisesRegex(LabError, 'missing package_version'):
+		path.write_text('[b]\npackage = x\n')
+		with self.assertRaisesRegex(LabError, r'\[b\] misses package_version'):
+			lab_base.read_pin(path)
+		path.write_text(self.fetched_pin().replace('deb_sha256', '#'))
+		with self.assertRaisesRegex(LabError, r'\[7.3\] misses deb_sha256'):
 			lab_base.read_pin(path)
 
 	def test_bad_and_duplicate_lines(self) -> None:
 		path = self.root / 'pin.txt'
-		for text in ('package x\n', 'color = red\n',
-			     'package = a\npackage = b\n'):
+		for text in ('[b]\npackage x\n', '[b]\ncolor = red\n',
+			     '[b]\npackage = a\npackage = b\n', 'package = a\n'):
 			path.write_text(text)
 			with self.assertRaisesRegex(LabError, r'pin.txt:\d: bad line'):
 				lab_base.read_pin(path)
+		path.write_text('[b]\n[b]\n')
+		with self.assertRaisesRegex(LabError, 'pinned twice'):
+			lab_base.read_pin(path)
+
+	def fetched_pin(self) -> str:
+		return ('[7.3]\npackage = linux-source-7.3\n'
+			'package_version = 7.3.4-1~bpo13+1\nsuite = trixie-backports\n'
+			f'deb_sha256 = {"a" * 64}\n'
+			'tarball = /usr/src/linux-source-7.3.tar.xz\n'
+			f'sha256 = {"b" * 64}\nkernel_version = 7.3.4\n')
+
+	def test_bases_by_name_default_first(self) -> None:
+		path = self.root / 'pin.txt'
+		path.write_text(lab_paths.base_pin_file(self.fake.repo).read_text() +
+				'\n' + self.fetched_pin())
+		self.assertEqual(list(lab_base.read_bases(path)), ['fake', '7.3'])
+		self.assertEqual(lab_base.read_pin(path).name, 'fake')
+		pin = lab_base.read_pin(path, '7.3')
+		self.assertEqual((pin.suite, pin.deb_sha256), ('trixie-backports',
+							      'a' * 64))
+		# A fetched base's tarball is in the cache, never in /usr/src.
+		self.assertEqual(pin.tarball_path(Path('/c')), Path(
+			'/c/bases/7.3/root/usr/src/linux-source-7.3.tar.xz'))
+		self.assertEqual(lab_base.read_pin(path).tarball_path(Path('/c')),
+				 self.fake.tarball)
+		with self.assertRaisesRegex(LabError, r"unknown base '7\.4': "
+					    'choose one of fake, 7.3'):
+			lab_base.read_pin(path, '7.4')
+
+	def test_real_bases(self) -> None:
+		pins = lab_base.read_bases(lab_paths.base_pin_file())
+		self.assertEqual(list(pins), ['6.12', '7.3'])
+		self.assertFalse(pins['6.12'].suite)
+		self.assertEqual(pins['7.3'].suite, 'trixie-backports')
+		for pin in pins.values():
+			self.assertTrue(pin.package_version.startswith(
+				pin.kernel_version))
 
 
 class ImportTest(LabTestCase):
@@ -181,7 +222,7 @@ class ImportTest(LabTestCase):
 		self.assertEqual((self.fake.tree / 'Makefile').stat().st_mtime_ns,
 				 mtime)
 		other = lab_base.import_base(self.fake.pin, self.root / 'other',
-					     installed_ok, quiet)
+					     self.fake.tarball, installed_ok, quiet)
 		self.assertEqual(other.rev('base/6.0.1'), first.base)
 
 	def test_wrong_sha256_is_refused_and_nothing_written(self) -> None:
@@ -196,10 +237,10 @@ class ImportTest(LabTestCase):
 		with self.assertRaisesRegex(LabError, 'not installed: run `make '
 					    'setup`'):
 			lab_base.import_base(self.fake.pin, self.fake.tree,
-					     lambda p: None, quiet)
+					     self.fake.tarball, lambda p: None, quiet)
 		with self.assertRaisesRegex(LabError, 'version 0.9 is installed'):
 			lab_base.import_base(self.fake.pin, self.fake.tree,
-					     lambda p: '0.9', quiet)
+					     self.fake.tarball, lambda p: '0.9', quiet)
 		self.assertFalse(self.fake.tree.exists())
 
 	def test_base_tag_pointing_elsewhere_is_refused(self) -> None:
@@ -217,7 +258,7 @@ class ImportTest(LabTestCase):
 			self.fake.open()
 
 	def test_interrupted_import_is_redone(self) -> None:
-		staging = self.fake.tree.with_name('linux.importing')
+		staging = self.fake.tree.with_name('linux-fake.importing')
 		staging.mkdir(parents=True)
 		(staging / 'junk').write_text('half\n')
 		tree = self.fake.open()
@@ -251,7 +292,7 @@ class OverlayTest(LabTestCase):
 		git = self.fake.build().git
 		self.edit_and_commit(git)
 		dev_tree = git.tree_of('topic')
-		overlay = lab_paths.overlay_dir(self.fake.repo)
+		overlay = lab_paths.overlay_dir(self.fake.repo, 'fake')
 		(overlay / 'cover-letter.txt').write_text('cover\n')
 		self.assertEqual(lab_overlay.export_topic(
 			git, git.rev('base/6.0.1'), overlay, quiet), 2)
@@ -278,19 +319,19 @@ class OverlayTest(LabTestCase):
 		git = self.fake.build().git
 		self.edit_and_commit(git)
 		lab_overlay.export_topic(git, git.rev('base/6.0.1'),
-					 lab_paths.overlay_dir(self.fake.repo), quiet)
+					 lab_paths.overlay_dir(self.fake.repo, 'fake'), quiet)
 		first = self.fake.build().git.rev('topic')
 		other = FakeBase(self.root / 'second')
-		other_overlay = lab_paths.overlay_dir(other.repo)
+		other_overlay = lab_paths.overlay_dir(other.repo, 'fake')
 		other_overlay.rmdir()
-		lab_paths.overlay_dir(self.fake.repo).rename(other_overlay)
+		lab_paths.overlay_dir(self.fake.repo, 'fake').rename(other_overlay)
 		self.assertEqual(other.build().git.rev('topic'), first)
 
 	def test_rebuild_leaves_unchanged_files_alone(self) -> None:
 		git = self.fake.build().git
 		self.edit_and_commit(git)
 		lab_overlay.export_topic(git, git.rev('base/6.0.1'),
-					 lab_paths.overlay_dir(self.fake.repo), quiet)
+					 lab_paths.overlay_dir(self.fake.repo, 'fake'), quiet)
 		path = self.fake.tree / 'arch/x86/mm/ident_map.c'
 		before = path.stat().st_mtime_ns
 		self.fake.build()
@@ -326,7 +367,7 @@ class OverlayTest(LabTestCase):
 	def test_step_that_no_longer_applies_leaves_the_tree(self) -> None:
 		git = self.fake.build().git
 		self.edit_and_commit(git)
-		overlay = lab_paths.overlay_dir(self.fake.repo)
+		overlay = lab_paths.overlay_dir(self.fake.repo, 'fake')
 		lab_overlay.export_topic(git, git.rev('base/6.0.1'), overlay, quiet)
 		good = self.fake.build().git.rev('topic')
 		manifest = next(overlay.glob('0001-*')) / 'manifest'
@@ -345,7 +386,7 @@ class OverlayTest(LabTestCase):
 			self.fake.build()
 
 	def test_malformed_overlay_is_named(self) -> None:
-		overlay = lab_paths.overlay_dir(self.fake.repo)
+		overlay = lab_paths.overlay_dir(self.fake.repo, 'fake')
 		step = overlay / '0002-gap'
 		step.mkdir()
 		(step / 'commit.txt').write_text(f'Author: {AUTHOR}\nDate: '
@@ -376,7 +417,7 @@ class SetupTest(unittest.TestCase):
 
 	def test_package_list_and_pin(self) -> None:
 		pin = lab_base.read_pin(lab_paths.base_pin_file())
-		specs = lab_setup.wanted(pin, lab_setup.read_package_list())
+		specs = lab_setup.wanted([pin], lab_setup.read_package_list())
 		self.assertIn('qemu-system-x86', specs)
 		self.assertIn(f'linux-source-6.12={pin.package_version}', specs)
 
@@ -405,8 +446,8 @@ TEST_DATA = Path(__file__).resolve().parent / 'test_data'
 
 class KunitTest(unittest.TestCase):
 	def command(self, args: list) -> lab_kunit.KunitCommand:
-		return lab_kunit.kunit_command(Path('/t'), Path('/c'), Path('/r'),
-					       args, 2)
+		return lab_kunit.kunit_command(Path('/t'), Path('/c'), '6.12',
+					       Path('/r'), args, 2)
 
 	def test_defaults_are_added(self) -> None:
 		cmd = self.command(['run', '--arch=x86_64'])
@@ -418,17 +459,20 @@ class KunitTest(unittest.TestCase):
 		self.assertEqual([Path(a.split('=', 1)[1]).name for a in configs],
 				 ['x86-hibernate.kunitconfig'])
 		build = [a for a in cmd.argv if a.startswith('--build_dir=/c/build/'
-							      'kunit-')]
+							      '6.12-kunit-')]
 		self.assertEqual(len(build), 1)
 		self.assertEqual(cmd.argv[-1], '--arch=x86_64')
 		self.assertEqual(str(cmd.build_dir), build[0].split('=', 1)[1])
 		self.assertEqual(cmd.build_dir, lab_kunit.default_build_dir(
-			Path('/c'), ['--arch=x86_64']))
+			Path('/c'), '6.12', ['--arch=x86_64']))
+		# Each base builds in its own directory.
+		self.assertNotEqual(cmd.build_dir, lab_kunit.default_build_dir(
+			Path('/c'), '7.3', ['--arch=x86_64']))
 
 	def test_prepare_creates_the_parent_only(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			cmd = lab_kunit.kunit_command(Path('/t'), Path(tmp) / 'new-cache',
-						      Path('/r'), ['run'], 2)
+						      '6.12', Path('/r'), ['run'], 2)
 			cmd.prepare()
 			self.assertTrue(cmd.build_dir.parent.is_dir())
 			self.assertFalse(cmd.build_dir.exists())
@@ -499,7 +543,8 @@ class MutantTest(LabTestCase):
 		return path
 
 	def test_every_shipped_mutant_parses(self) -> None:
-		mutants = lab_mutants.read_mutants(lab_paths.REPO_ROOT / 'mutants')
+		mutants = lab_mutants.read_mutants(lab_paths.mutant_dir(
+			lab_paths.REPO_ROOT, '6.12'))
 		self.assertGreaterEqual(len(mutants), 8)
 		for m in mutants:
 			self.assertTrue(m.killed_by, m.name)
@@ -760,7 +805,7 @@ class VariantTest(unittest.TestCase):
 			old = lab_variants.VARIANT_DIR
 			lab_variants.VARIANT_DIR = vdir
 			try:
-				wt = lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')
+				wt = lab_variants.variant_tree(src, Path(tmp) / 'c', 'b', 'v')
 				self.assertEqual((wt / 'a.c').read_text(),
 						 'one\nTWO\nthree\n')
 				self.assertEqual((wt / 'new.c').read_text(), 'new\n')
@@ -769,13 +814,13 @@ class VariantTest(unittest.TestCase):
 				# Preparing it again rewrites nothing (builds stay
 				# incremental).
 				before = (wt / 'a.c').stat().st_mtime_ns
-				lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')
+				lab_variants.variant_tree(src, Path(tmp) / 'c', 'b', 'v')
 				self.assertEqual((wt / 'a.c').stat().st_mtime_ns, before)
 				(src / 'a.c').write_text('other\n')
 				with self.assertRaisesRegex(LabError, 'no longer applies'):
-					lab_variants.variant_tree(src, Path(tmp) / 'c', 'v')
+					lab_variants.variant_tree(src, Path(tmp) / 'c', 'b', 'v')
 				with self.assertRaisesRegex(LabError, 'no lab variant'):
-					lab_variants.variant_tree(src, Path(tmp) / 'c', 'w')
+					lab_variants.variant_tree(src, Path(tmp) / 'c', 'b', 'w')
 			finally:
 				lab_variants.VARIANT_DIR = old
 
@@ -884,19 +929,20 @@ class SeriesTest(unittest.TestCase):
 						      'EXPORT_SYMBOL'}})
 
 	def test_expected_recipients_from_maintainers_notes(self) -> None:
-		want = lab_series.expected_recipients(lab_paths.REPO_ROOT)
+		want = lab_series.expected_recipients(lab_paths.REPO_ROOT, '6.12')
 		self.assertIn('x86@kernel.org', want)
 		self.assertIn('rafael@kernel.org', want)
 		self.assertIn('linux-pm@vger.kernel.org', want)
 
 	def test_cover_letter_with_editme_is_refused(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
-			d = Path(tmp) / 'branch-overlay'
-			d.mkdir()
+			d = Path(tmp) / 'branch-overlay' / 'b'
+			d.mkdir(parents=True)
 			(d / 'cover-letter.txt').write_text('EDITME: title\n')
 			with self.assertRaisesRegex(LabError, 'still says EDITME'):
-				lab_series.read_cover(Path(tmp))
-		self.assertNotIn('EDITME', lab_series.read_cover(lab_paths.REPO_ROOT))
+				lab_series.read_cover(Path(tmp), 'b')
+		self.assertNotIn('EDITME', lab_series.read_cover(lab_paths.REPO_ROOT,
+								 '6.12'))
 
 	def test_mail_recipients(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
@@ -939,7 +985,7 @@ class SeriesTest(unittest.TestCase):
 				 'described')
 
 	def test_series_mutants_parse(self) -> None:
-		for m in lab_series.read_series_mutants(lab_paths.REPO_ROOT):
+		for m in lab_series.read_series_mutants(lab_paths.REPO_ROOT, '6.12'):
 			self.assertTrue(m.stops_at.startswith('series/'))
 		with tempfile.TemporaryDirectory() as tmp:
 			p = Path(tmp) / 'bad.patch'

@@ -3,9 +3,10 @@
 
 import dataclasses
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 import lab_base
+import lab_fetch
 import lab_overlay
 import lab_paths
 from lab_git import Git
@@ -16,6 +17,7 @@ class TreeRequest:
 	repo: Path
 	cache: Path
 	force: bool = False
+	base: Optional[str] = None	# a section of linux-base.txt; None: default
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,11 +30,17 @@ class Tree:
 	def path(self) -> Path:
 		return self.git.worktree
 
+	def overlay(self, repo: Path) -> Path:
+		return lab_paths.overlay_dir(repo, self.pin.name)
+
 
 def open_base(req: TreeRequest,
 	      progress: Callable[[str], None] = print) -> Tree:
-	pin = lab_base.read_pin(lab_paths.base_pin_file(req.repo))
-	git = lab_base.import_base(pin, lab_paths.tree_dir(req.cache),
+	pin = lab_base.read_pin(lab_paths.base_pin_file(req.repo), req.base)
+	tree = lab_paths.tree_dir(req.cache, pin.name)
+	if pin.suite and not tree.exists():
+		lab_fetch.fetch(pin, req.cache, progress)
+	git = lab_base.import_base(pin, tree, pin.tarball_path(req.cache),
 				   progress=progress)
 	return Tree(git, pin, lab_base.check_existing(pin, git))
 
@@ -41,7 +49,7 @@ def build_topic(req: TreeRequest,
 		progress: Callable[[str], None] = print) -> Tree:
 	"""Import (if needed) and point the topic branch at the overlay."""
 	tree = open_base(req, progress)
-	steps = lab_overlay.read_steps(lab_paths.overlay_dir(req.repo))
+	steps = lab_overlay.read_steps(tree.overlay(req.repo))
 	lab_overlay.sync_topic(tree.git, tree.base, steps, force=req.force,
 			       progress=progress)
 	return tree
@@ -57,6 +65,6 @@ def ensure_topic(req: TreeRequest,
 	if reason:
 		progress(f'tree: testing the tree as it is: {reason}')
 		return tree
-	steps = lab_overlay.read_steps(lab_paths.overlay_dir(req.repo))
+	steps = lab_overlay.read_steps(tree.overlay(req.repo))
 	lab_overlay.sync_topic(tree.git, tree.base, steps, progress=progress)
 	return tree

@@ -72,7 +72,7 @@ def variant_commit(src: Git, name: str) -> str:
 			 f'hibernate-lab variant {name}'], env=_IDENTITY)
 
 
-def variant_tree(source: Path, cache: Path, name: str) -> Path:
+def variant_tree(source: Path, cache: Path, base: str, name: str) -> Path:
 	"""A worktree holding `source` with variant `name` applied.
 
 	Going from one variant commit to the next checks out only the files
@@ -81,6 +81,6 @@ def variant_tree(source: Path, cache: Path, name: str) -> Path:
 	"""
 	src = Git(source)
 	commit = variant_commit(src, name)
-	worktree = cache / 'worktrees' / f'variant-{name}'
+	worktree = lab_paths.worktree(cache, base, f'variant-{name}')
 	prepare_worktree(src, worktree, commit)
 	return worktree

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+import lab_base
 import lab_mutants
 import lab_overlay
 import lab_lock
@@ -26,26 +27,30 @@ from lab_errors import LabError
 def main(argv: list) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument('names', nargs='*', help='run only these mutants')
+	parser.add_argument('--base', help='a base of linux-base.txt (default: '
+			    'its first section); its mutants are mutants/<base>/')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
 	try:
-		mutants = lab_mutants.read_mutants(
-			lab_paths.REPO_ROOT / lab_mutants.MUTANT_DIR_NAME)
+		base = lab_base.read_pin(lab_paths.base_pin_file(), args.base).name
+		where = lab_paths.mutant_dir(lab_paths.REPO_ROOT, base)
+		mutants = lab_mutants.read_mutants(where)
 		unknown = set(args.names) - {m.name for m in mutants}
 		if unknown:
-			raise LabError(f'no mutant {", ".join(sorted(unknown))}',
-				       'see mutants/*.patch for the names')
+			raise LabError(f'no mutant {", ".join(sorted(unknown))} for '
+				       f'base {base}', f'see {where}/*.patch for the '
+				       'names')
 		if args.names:
 			mutants = [m for m in mutants if m.name in args.names]
 		cache = lab_paths.cache_dir()
 		with lab_lock.CacheLock(cache):
 			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-				lab_paths.REPO_ROOT, cache))
+				lab_paths.REPO_ROOT, cache, base=base))
 			results = lab_paths.run_dir('mutants')
 			baseline, outcome = lab_mutants.run_gauntlet(
 				lab_mutants.GauntletRequest(
-					tree.git, tree.git.rev(lab_overlay.TOPIC), cache,
-					results, args.jobs), mutants)
+					tree.git, tree.git.rev(lab_overlay.TOPIC), base,
+					cache, results, args.jobs), mutants)
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1

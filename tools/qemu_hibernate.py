@@ -15,6 +15,7 @@ import os
 import sys
 import time
 
+import lab_base
 import lab_lab
 import lab_lock
 import lab_paths
@@ -28,6 +29,8 @@ def main(argv: list) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument('scenarios', nargs='*', default=['smoke'],
 			    help=f'of {", ".join(lab_scenarios.SCENARIOS)}')
+	parser.add_argument('--base', help='a base of linux-base.txt (default: '
+			    'its first section)')
 	parser.add_argument('--all', action='store_true',
 			    help='run every scenario')
 	parser.add_argument('--stress', type=int, metavar='N',
@@ -40,11 +43,23 @@ def main(argv: list) -> int:
 			    default='auto')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	names = list(lab_scenarios.SCENARIOS) if args.all else args.scenarios
+	try:
+		base = lab_base.read_pin(lab_paths.base_pin_file(), args.base).name
+	except LabError as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 2
+	ours = [s.name for s in lab_scenarios.for_base(base)]
+	names = ours if args.all else args.scenarios
 	unknown = [n for n in names if n not in lab_scenarios.SCENARIOS]
 	if unknown:
 		print(f'error: unknown scenario(s) {", ".join(unknown)}: choose '
-		      f'from {", ".join(lab_scenarios.SCENARIOS)}', file=sys.stderr)
+		      f'from {", ".join(ours)}', file=sys.stderr)
+		return 2
+	elsewhere = [n for n in names if n not in ours]
+	if elsewhere:
+		print(f'error: scenario(s) {", ".join(elsewhere)} do not run on '
+		      f'base {base}: choose from {", ".join(ours)}',
+		      file=sys.stderr)
 		return 2
 	scenarios = [lab_scenarios.SCENARIOS[n] for n in names]
 	if args.stress:
@@ -57,10 +72,11 @@ def main(argv: list) -> int:
 		cache = lab_paths.cache_dir()
 		with lab_lock.CacheLock(cache):
 			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-				lab_paths.REPO_ROOT, cache))
-			print(f'lab: results in {results}')
+				lab_paths.REPO_ROOT, cache, base=base))
+			print(f'lab: base {base} ({tree.pin.tag}), results in '
+			      f'{results}')
 			verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-				tree.path, 'topic', cache, results, scenarios,
+				tree.path, 'topic', base, cache, results, scenarios,
 				args.accel, args.jobs), lambda s: print(s, flush=True))
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)

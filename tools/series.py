@@ -28,6 +28,8 @@ from lab_errors import LabError
 
 def main(argv: list) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+	parser.add_argument('--base', help='a base of linux-base.txt (default: '
+			    'its first section)')
 	parser.add_argument('--no-builds', action='store_true',
 			    help='skip the per-commit builds (the slow stage)')
 	parser.add_argument('--mutant', type=Path, metavar='PATCH',
@@ -42,12 +44,14 @@ def main(argv: list) -> int:
 		cache = lab_paths.cache_dir()
 		with lab_lock.CacheLock(cache):
 			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-				lab_paths.REPO_ROOT, cache))
-			print(f'series: results in {results}', flush=True)
+				lab_paths.REPO_ROOT, cache, base=args.base))
+			print(f'series: base {tree.pin.name}, results in {results}',
+			      flush=True)
 			verdicts = lab_series.Series(lab_series.SeriesRequest(
 				tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), cache,
 				lab_paths.REPO_ROOT, results, args.jobs,
-				builds=not args.no_builds, mutant=mutant),
+				base_name=tree.pin.name, builds=not args.no_builds,
+				mutant=mutant),
 				lambda s: print(s, flush=True)).run()
 	except LabError as e:
 		print(f'error: {e}', file=sys.stderr)
@@ -59,7 +63,8 @@ def main(argv: list) -> int:
 	failed = any(v.status == lab_verdict.FAIL for v in verdicts)
 	if not failed:
 		print(f'series: mails in {results / "mails"}; to send them: '
-		      f'cd {cache / "worktrees" / "series"} && b4 send --reflect '
+		      f'cd {lab_paths.worktree(cache, tree.pin.name, "series")} '
+		      '&& b4 send --reflect '
 		      '(rehearsal), then b4 send')
 	print(f'VERDICT series: {"FAIL" if failed else "PASS"} '
 	      f'({lab_verdict.summary(verdicts)})')
