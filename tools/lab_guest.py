@@ -117,8 +117,9 @@ def build_guest(req: GuestRequest,
 	proc = subprocess.run(cc, stdout=subprocess.PIPE,
 			      stderr=subprocess.STDOUT, check=False)
 	if proc.returncode != 0:
-		raise LabError('guest agent does not build: ' +
-			       proc.stdout.decode().strip().splitlines()[0],
+		out = proc.stdout.decode().strip().splitlines() or ['no output']
+		first = next((l for l in out if ' error: ' in l), out[0])
+		raise LabError('guest agent does not build: ' + first,
 			       f'see `{" ".join(cc)}`')
 	cpio_list = build / 'hiblab' / 'initramfs.list'
 	cpio_list.write_text('dir /dev 0755 0 0\n'

@@ -30,6 +30,14 @@
 #include <stdbool.h>
 #include <linux/elf.h>
 
+/* nolibc's raw system call macros: my_syscallN in 6.12, __nolibc_syscallN
+ * in 7.3; the agent builds against either base's tree. */
+#if !defined(my_syscall0) && defined(__nolibc_syscall0)
+#define my_syscall0 __nolibc_syscall0
+#define my_syscall2 __nolibc_syscall2
+#define my_syscall3 __nolibc_syscall3
+#endif
+
 #define SWAP_DEV	"/dev/vda"
 #define MAX_CPUS	64
 #define TMPFS_BYTES	(4UL << 20)
