@@ -237,9 +237,11 @@ def verify_tarball(pin: BasePin, tarball: Path,
 	if actual != pin.sha256:
 		raise LabError(f'{tarball} has sha256 {actual[:16]}..., '
 			       f'linux-base.txt pins {pin.sha256[:16]}...',
-			       'reinstall (or, fetched, delete and fetch again) '
-			       'the pinned package version, or update the pin if '
-			       'the base really changed')
+			       'the .deb matched deb_sha256, so the pin\'s two '
+			       'hashes disagree: check the tarball and correct '
+			       'sha256' if pin.suite else
+			       'reinstall the pinned package version, or update '
+			       'the pin if the base really changed')
 
 
 def import_base(pin: BasePin, tree: Path, tarball: Path,

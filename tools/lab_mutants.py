@@ -109,13 +109,19 @@ def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 		wt.worktree, req.cache, req.base, logs, logs / 'exec.log',
 		['exec'] + common, req.jobs))
 	# The KUnit kernel has HIBERNATION=y: the static checks read it too.
-	static = lab_static.run_all(build_dir / 'vmlinux')
+	static = lab_static.run_all(build_dir / 'vmlinux', logs / 'static')
 	(logs / 'static.txt').write_text(''.join(v.line() + '\n'
 						 for v in static))
 	return True, verdicts + static
 
 
 LAB_PREFIX = 'lab/'
+
+
+def needs_lab(m: Mutant) -> bool:
+	"""Judged by a lab cycle: a guest build and a boot per mutant, the
+	expensive kind (make test splits the gauntlet on this)."""
+	return any(c.startswith(LAB_PREFIX) for c in m.killed_by)
 
 
 def _lab_scenarios(mutants: List[Mutant]) -> List[str]:

@@ -198,8 +198,36 @@ CHECKS = (check_restore_registers, check_core_restore_code,
 	  check_restore_image, check_create_image_order)
 
 
-def run_all(vmlinux: Path) -> List[Verdict]:
+# What the checks read: kept next to their verdicts (and, copied into
+# test_data/static/, the judges' test input).
+FUNCTIONS = ('restore_registers', 'core_restore_code', 'restore_image') + \
+	CREATE_IMAGE_FUNCS
+SYMBOLS = ('__tracepoint_suspend_resume', 'swsusp_arch_suspend',
+	   'restore_processor_state') + FUNCTIONS
+
+
+def capture(vmlinux: Path, dest: Path) -> None:
+	"""The objdump and nm output the checks judge, as files in dest."""
+	dest.mkdir(parents=True, exist_ok=True)
+	for func in FUNCTIONS:
+		out = subprocess.run(objdump_command(vmlinux, func),
+				     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+				     check=False).stdout.decode()
+		start = out.find('Disassembly of section')
+		(dest / f'{func}.objdump').write_text(out[start:] if start >= 0
+						     else '')
+	nm = subprocess.run(['nm', str(vmlinux)], stdout=subprocess.PIPE,
+			    check=False).stdout.decode()
+	(dest / 'nm.txt').write_text(''.join(
+		l + '\n' for l in nm.splitlines()
+		if l.split()[-1:] and l.split()[-1] in SYMBOLS))
+
+
+def run_all(vmlinux: Path, keep: Optional[Path] = None) -> List[Verdict]:
+	"""Every check's verdict; with `keep`, what they read is saved there."""
 	if not vmlinux.is_file():
 		return [Verdict('static', FAIL, f'no vmlinux at {vmlinux} (the '
 				'build before it failed)')]
+	if keep:
+		capture(vmlinux, keep)
 	return [check(vmlinux) for check in CHECKS]
