@@ -266,7 +266,7 @@ def _run_check(name: str, check: Callable[[Context], CheckResult],
 # What `make test` leaves to `make test-all` to stay inside CI's 90 minutes
 # on two cores (README): base -> checks.
 CI_SKIP: Dict[str, List[str]] = {
-	'7.3': ['lab-mutants', 'series'],
+	'7.3': ['series'],
 }
 
 
