@@ -8,7 +8,7 @@ LAB := ./tools/lab.py
 BASE_OPT := $(if $(BASE),--base $(BASE))
 
 .PHONY: help setup tree export status test test-all kunit mutants series \
-	qemu-hibernate lab-matrix clean
+	qemu-hibernate lab-matrix report-check clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -47,6 +47,12 @@ qemu-hibernate: setup
 ## lab-matrix      every lab scenario
 lab-matrix: setup
 	./tools/qemu_hibernate.py $(BASE_OPT) --all
+
+## report-check    the newest lab run's report.html in headless Chromium
+##                 (RUN=results/lab-... for another; installs the optional
+##                 tools/report-packages.txt)
+report-check:
+	./tools/report_check.py $(RUN)
 
 ## kunit   our KUnit suites on the topic branch (./tools/kunit.py run)
 kunit: setup

@@ -18,13 +18,13 @@ import sys
 
 import lab_base
 import lab_checks
+import lab_cli
 import lab_fetch
 import lab_lock
 import lab_overlay
 import lab_paths
 import lab_setup
 import lab_tree
-from lab_errors import LabError
 
 
 def tree_request(args: argparse.Namespace) -> lab_tree.TreeRequest:
@@ -118,17 +118,37 @@ def main(argv: list) -> int:
 	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	p.set_defaults(handler=test_handler)
 	args = parser.parse_args(argv)
-	try:
-		if args.command in ('tree', 'export', 'test'):
-			with lab_lock.CacheLock(lab_paths.cache_dir()):
-				return args.handler(args)
-		return args.handler(args)
-	except LabError as e:
-		print(f'error: {e}', file=sys.stderr)
-		return 1
-	except KeyboardInterrupt:
-		print('error: interrupted', file=sys.stderr)
-		return 130
+	return lab_cli.run(f'lab {args.command}', lambda s: run(s, args))
+
+
+# The commands that change the cache's tree or worktrees: one at a time.
+LOCKED = ('tree', 'export', 'test')
+
+
+def check_test_args(args: argparse.Namespace) -> None:
+	"""`test`'s --only and --base names, checked before the cache lock:
+	a typo is bad usage even while another run holds the cache.
+	lab_checks.run_all checks them again for its other callers."""
+	known = list(lab_checks.HOST_CHECKS) + list(lab_checks.BASE_CHECKS)
+	unknown = [n for n in args.only if n not in known]
+	if unknown:
+		raise lab_cli.UsageError(f'unknown check(s) {", ".join(unknown)}',
+					 f'choose from {", ".join(known)}')
+	for base in args.base:
+		lab_cli.pick_base(base)
+
+
+def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+	"""One subcommand, under the cache lock if it writes to the cache."""
+	if args.command == 'test':
+		check_test_args(args)
+	elif args.base is not None:
+		lab_cli.pick_base(args.base)
+	if args.command in LOCKED:
+		session.lock()
+	if args.command == 'tree':
+		session.leave(lab_cli.tree_note(session.cache))
+	return args.handler(args)
 
 
 if __name__ == '__main__':

@@ -166,7 +166,7 @@ def check_lab(ctx: Context) -> List[Verdict]:
 			wt.worktree, lab_paths.CHECK_VARIANT, ctx.base, ctx.req.cache,
 			ctx.results / 'lab',
 			[lab_scenarios.SCENARIOS['smoke']], 'auto', ctx.req.jobs),
-			lambda s: print(s, file=f, flush=True))
+			lambda s: print(s, file=f, flush=True)).verdicts
 	return [dataclasses.replace(v, name='lab/' + v.name) for v in verdicts]
 
 

@@ -131,10 +131,29 @@ def build_guest(req: GuestRequest,
 	gen = build / 'usr' / 'gen_init_cpio'
 	if not gen.exists():
 		_make(req, build, ['usr/gen_init_cpio'], log)
-	with initramfs.open('wb') as f:
-		subprocess.run([str(gen), str(cpio_list)], stdout=f, check=True)
+	write_initramfs(gen, cpio_list, initramfs)
 	return GuestImage(build, build / 'arch/x86/boot/bzImage', initramfs,
 			  build / 'System.map')
+
+
+def write_initramfs(gen: Path, cpio_list: Path, out: Path) -> None:
+	"""The kernel's gen_init_cpio writes `out` from `cpio_list`.  Its
+	failure (a file the list names is missing, a broken gen_init_cpio) used
+	to escape as a CalledProcessError traceback; now it is one line."""
+	with out.open('wb') as f:
+		try:
+			proc = subprocess.run([str(gen), str(cpio_list)], stdout=f,
+					      stderr=subprocess.PIPE, check=False)
+		except OSError as e:
+			raise LabError(f'cannot run {gen} ({e.strerror})',
+				       f'remove {gen} so that the next run '
+				       'rebuilds it') from e
+	if proc.returncode != 0:
+		why = proc.stderr.decode(errors='replace').strip().splitlines() \
+			or [f'exit {proc.returncode}']
+		raise LabError(f'gen_init_cpio failed on {cpio_list} ({why[-1]})',
+			       'check that every file it names exists (the agent '
+			       f'is built first); remove {gen} if it is stale')
 
 
 def require_tools() -> None:

@@ -15,9 +15,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import lab_paths
+from lab_errors import LabError
 from lab_verdict import FAIL, PASS, SKIP, Verdict
 
 KUNITCONFIG_DIR = lab_paths.REPO_ROOT / 'kunit'
@@ -91,7 +92,9 @@ def kunit_command(tree: Path, cache: Path, base: str, results: Path,
 		  args: List[str], jobs: int) -> KunitCommand:
 	"""The kunit_tool command line for `args` (subcommand first)."""
 	if not args or args[0] not in SUBCOMMANDS:
-		raise ValueError(f'expected one of {", ".join(SUBCOMMANDS)}')
+		raise LabError(f'not a kunit_tool subcommand: '
+			       f'{args[0] if args else "(none)"}',
+			       f'start with one of {", ".join(SUBCOMMANDS)}')
 	sub, rest = args[0], list(args[1:])
 	extra: List[str] = []
 	configs = kunitconfigs()
@@ -143,21 +146,37 @@ def _count(group: Dict) -> Dict[str, int]:
 	return counts
 
 
-def parse_suites(json_text: str) -> List[SuiteResult]:
-	"""The suites of a kunit_tool --json file (KernelCI format)."""
-	suites = []
-	for group in json.loads(json_text).get('sub_groups', []):
-		c = _count(group)
-		suites.append(SuiteResult(group['name'], c['PASS'],
-					  c['FAIL'] + c['ERROR'], c['SKIP']))
-	return suites
+def parse_suites(json_text: str,
+		 source: str = 'kunit_tool --json output') -> List[SuiteResult]:
+	"""The suites of a kunit_tool --json file (KernelCI format).  A file
+	kunit_tool did not finish (killed mid-write, disk full) used to escape
+	as a JSONDecodeError traceback and end make test; it is a LabError."""
+	try:
+		data = json.loads(json_text)
+		if not isinstance(data, dict):
+			raise TypeError(f'top level is a {type(data).__name__}')
+		suites = []
+		for group in data.get('sub_groups', []):
+			c = _count(group)
+			suites.append(SuiteResult(group['name'], c['PASS'],
+						  c['FAIL'] + c['ERROR'], c['SKIP']))
+		return suites
+	except (ValueError, KeyError, TypeError, AttributeError) as e:
+		raise LabError(f'{source} is not kunit_tool JSON '
+			       f'({type(e).__name__}: {e})', 'run the suites again; '
+			       'kunit_tool was probably stopped while writing it'
+			       ) from e
 
 
 def read_suites(json_path: Path) -> Tuple[List[SuiteResult], str]:
 	"""The suites of a run, or an empty list and why there are none."""
 	if not json_path.is_file():
 		return [], f'no results ({json_path} not written)'
-	suites = parse_suites(json_path.read_text())
+	try:
+		suites = parse_suites(json_path.read_bytes().decode(
+			errors='replace'), str(json_path))
+	except LabError as e:
+		return [], str(e)
 	if not suites:
 		return [], 'no suite ran (kernel crashed or suites not built?)'
 	return suites, ''
@@ -195,13 +214,27 @@ def run_kunit(run: KunitRun, prefix: str = 'kunit',
 				    check=False).returncode
 	if run.args[0] not in ('run', 'exec', 'parse'):
 		return rc, []
-	suites, why = read_suites(cmd.json_path)
+	return rc, kunit_verdicts(rc, cmd.json_path, prefix, allow_skip,
+				  run.log)
+
+
+def kunit_verdicts(rc: int, json_path: Path, prefix: str = 'kunit',
+		   allow_skip: bool = True, log: Optional[Path] = None
+		   ) -> List[Verdict]:
+	"""One verdict per suite of kunit_tool's JSON; a run that produced no
+	suites is a single FAIL named `prefix` with the reason (and the last
+	line of the log, if kunit_tool wrote to one), and a non-zero exit
+	with no failing suite is a FAIL too.  The one reading of a KUnit run,
+	for make test, the gauntlet and ./tools/kunit.py."""
+	suites, why = read_suites(json_path)
 	verdicts = [s.verdict(prefix, allow_skip) for s in suites]
+	where = f' (see {log})' if log else ''
 	if why:
-		tail = run.log.read_text().strip().splitlines()[-1:] or ['']
-		verdicts = [Verdict(prefix, FAIL, f'{why}; exit {rc}; '
-				    f'{tail[0]} (see {run.log})')]
-	elif rc != 0 and all(v.status != FAIL for v in verdicts):
-		verdicts.append(Verdict(prefix, FAIL, f'kunit_tool exit {rc} '
-					f'(see {run.log})'))
-	return rc, verdicts
+		tail = (log.read_text().strip().splitlines()[-1:] if log else []) \
+			or ['']
+		return [Verdict(prefix, FAIL, f'{why}; exit {rc}; {tail[0]}'
+				f'{where}')]
+	if rc != 0 and all(v.status != FAIL for v in verdicts):
+		verdicts.append(Verdict(prefix, FAIL, f'kunit_tool exit {rc}'
+					f'{where}'))
+	return verdicts

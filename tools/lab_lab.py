@@ -6,17 +6,20 @@ and the lab-killed mutants of the gauntlet.
 """
 
 import dataclasses
-import json
-import time
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 import lab_cycle
 import lab_guest
+import lab_judge
+import lab_paths
 import lab_qemu
+import lab_record
+import lab_report
 import lab_scenarios
 import lab_variants
-from lab_verdict import FAIL, SKIP, Verdict
+import lab_verdict
+from lab_verdict import FAIL, Verdict
 
 KASLR_TRIES = 3
 
@@ -35,7 +38,8 @@ class LabRequest:
 
 def pick_accel(requested: str, image: lab_guest.GuestImage, results: Path,
 	       progress: Callable[[str], None]) -> str:
-	"""KVM only if a probe boot reaches the agent; otherwise TCG."""
+	"""KVM only if a probe boot (the agent's probe mode) reaches the
+	agent; otherwise TCG."""
 	if requested != 'auto':
 		progress(f'accel: {requested} (requested)')
 		return requested
@@ -43,18 +47,14 @@ def pick_accel(requested: str, image: lab_guest.GuestImage, results: Path,
 	if not why:
 		probe = dataclasses.replace(lab_scenarios.SCENARIOS['smoke'],
 					    vcpus=1)
-		req = lab_cycle.CycleRequest(probe, image, image, results, 'kvm')
-		disk = results / 'probe.img'
-		disk.write_bytes(b'')
 		console = results / 'kvm-probe-console.log'
-		g = lab_qemu.Guest(lab_cycle.qemu_argv(req, image, disk, 'probe',
-						       '', console),
+		g = lab_qemu.Guest(lab_qemu.boot_argv(probe, image, 'kvm', 'probe',
+						      console),
 				   results / 'kvm-probe-agent.log', console)
 		try:
-			ok = g.wait_for(lambda l: 'HIBLAB hello' in l, 30.0)
+			ok = g.wait_for_event(('probe-ok',), 30.0)
 		finally:
 			g.kill()
-		disk.unlink()
 		if ok:
 			progress('accel: kvm (probe boot reached the agent)')
 			return 'kvm'
@@ -95,16 +95,54 @@ class Images:
 		return self.built[build]
 
 
+@dataclasses.dataclass
+class LabRun:
+	"""A lab run: every scenario's verdicts, named '<scenario>/<check>',
+	each scenario's last attempt, and the report written from them."""
+	verdicts: List[Verdict]
+	cycles: List[lab_record.ScenarioRun]
+	report: Optional[Path] = None
+
+	def summary(self) -> str:
+		"""'N cycles, F failed, total and per-cycle time'."""
+		seconds = [c.record.seconds for c in self.cycles]
+		failed = {v.name.split('/', 1)[0] for v in self.verdicts
+			  if v.status == FAIL}
+		if not seconds:
+			return 'lab: no cycle ran'
+		return (f'lab: {len(seconds)} cycles, {len(failed)} failed'
+			f'{" (" + ", ".join(sorted(failed)) + ")" if failed else ""}'
+			f'; {sum(seconds):.0f}s in all, per cycle min '
+			f'{min(seconds):.0f}s / mean '
+			f'{sum(seconds) / len(seconds):.0f}s / '
+			f'max {max(seconds):.0f}s')
+
+
+def run_name(results: Path) -> str:
+	"""results/<run>/... as the report's title names it."""
+	try:
+		return str(results.resolve().relative_to(
+			lab_paths.results_dir().resolve()))
+	except ValueError:
+		return results.name
+
+
+def boot_times(record: lab_record.CycleRecord) -> str:
+	return '; '.join(f'{b.name}: ' + ', '.join(
+		f'{k} {v:.0f}s' for k, v in b.times.items())
+		for b in record.boots)
+
+
 def run_lab(req: LabRequest, progress: Callable[[str], None] = print
-	    ) -> List[Verdict]:
-	"""Every scenario's verdicts, named '<scenario>/<check>'."""
+	    ) -> LabRun:
+	"""Every scenario's verdicts and records."""
 	lab_guest.require_tools()
 	images = Images(req, progress)
 	scenarios = req.scenarios
 	req.results.mkdir(parents=True, exist_ok=True)
 	accel = pick_accel(req.accel, images.get(scenarios[0].build),
 			   req.results, progress)
-	verdicts: List[Verdict] = []
+	run = LabRun([], [])
 	for scenario in scenarios:
 		name = scenario.name
 		image = images.get(scenario.build)
@@ -112,38 +150,20 @@ def run_lab(req: LabRequest, progress: Callable[[str], None] = print
 		for attempt in range(1, KASLR_TRIES + 1):
 			progress(f'lab: {name}: run {attempt} '
 				 f'({scenario.description}; {accel})')
-			start = time.monotonic()
 			cycle = lab_cycle.Cycle(lab_cycle.CycleRequest(
 				scenario, image, restore,
 				req.results / f'{name}-{attempt}', accel))
 			got = [dataclasses.replace(v, name=f'{name}/{v.name}')
 			       for v in cycle.run()]
-			times = ', '.join(f'{k} {v:.0f}s'
-					  for k, v in cycle.times.items())
-			progress(f'lab: {name}: run took '
-				 f'{time.monotonic() - start:.0f}s ({times})')
-			if not any(v.name.endswith('/kaslr') and v.status == SKIP
-				   for v in got):
+			progress(f'lab: {name}: run took {cycle.record.seconds:.0f}s'
+				 f' ({boot_times(cycle.record)})')
+			if not lab_judge.same_kaslr_slot(scenario, cycle.record):
 				break
-		verdicts += got
-	return verdicts
-
-
-def cycle_summary(results: Path, names: List[str],
-		  verdicts: List[Verdict]) -> str:
-	"""'N cycles, F failed, total and per-cycle time' from a run's
-	verdict.json files (the last attempt of each scenario)."""
-	seconds = []
-	for name in names:
-		runs = sorted(results.glob(f'{name}-*/verdict.json'))
-		if runs:
-			seconds.append(json.loads(runs[-1].read_text())
-				       .get('seconds', 0.0))
-	failed = {v.name.split('/', 1)[0] for v in verdicts if v.status == FAIL}
-	if not seconds:
-		return f'lab: {len(names)} cycles, none ran'
-	return (f'lab: {len(names)} cycles, {len(failed)} failed'
-		f'{" (" + ", ".join(sorted(failed)) + ")" if failed else ""}; '
-		f'{sum(seconds):.0f}s in all, per cycle min '
-		f'{min(seconds):.0f}s / mean {sum(seconds) / len(seconds):.0f}s / '
-		f'max {max(seconds):.0f}s')
+		run.verdicts += got
+		run.cycles.append(lab_record.ScenarioRun(
+			scenario, req.results / f'{name}-{attempt}', cycle.record))
+	lab_verdict.write_json(req.results / 'verdicts.json', run.verdicts)
+	run.report = lab_report.write(
+		req.results, f'lab run {run_name(req.results)} (base {req.base}, '
+		f'{req.variant}, {accel})', run.verdicts, run.cycles)
+	return run

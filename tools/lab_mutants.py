@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Callable, List, Tuple
 
+import lab_checknames
 import lab_kunit
 import lab_lab
 import lab_paths
@@ -50,6 +51,17 @@ def parse_mutant(path: Path) -> Mutant:
 
 def read_mutants(directory: Path) -> List[Mutant]:
 	return [parse_mutant(p) for p in sorted(directory.glob('*.patch'))]
+
+
+def check_names(mutants: List[Mutant], repo: Path, base: str) -> None:
+	"""A Killed-by: naming no check of this base could never be met:
+	refuse it before anything is built."""
+	for m in mutants:
+		bad = lab_checknames.unknown(list(m.killed_by), repo, base)
+		if bad:
+			raise LabError(f'mutant {m.name} names {", ".join(bad)} in '
+				       'Killed-by:, which no check reports',
+				       'see tools/lab_checknames.py for the names')
 
 
 def apply(wt: Git, mutant: Mutant) -> None:
@@ -148,7 +160,7 @@ def _lab_checks(req: GauntletRequest, wt: Git, label: str,
 		verdicts = lab_lab.run_lab(lab_lab.LabRequest(
 			wt.worktree, lab_paths.CHECK_VARIANT, req.base, req.cache, logs,
 			[lab_scenarios.SCENARIOS[n] for n in scenarios], 'auto',
-			req.jobs), lambda s: print(s, file=f, flush=True))
+			req.jobs), lambda s: print(s, file=f, flush=True)).verdicts
 	return [dataclasses.replace(v, name=LAB_PREFIX + v.name)
 		for v in verdicts]
 
@@ -157,6 +169,7 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		 progress: Callable[[str], None] = print
 		 ) -> Tuple[List[Verdict], List[MutantResult]]:
 	"""The unmutated branch's verdicts, then each mutant's result."""
+	check_names(mutants, lab_paths.REPO_ROOT, req.base)
 	wt_path = lab_paths.check_worktree(req.cache, req.base)
 	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
 	# Fixed once: every mutant builds incrementally in the same directory.

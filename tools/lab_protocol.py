@@ -4,10 +4,15 @@
 Lines may be preceded by anything the console adds (a kernel message that
 raced with the agent's write); everything else on the serial log is kernel
 output, which the checks read separately for splats and phase timestamps.
+
+EVENTS is the protocol, written down once: qemu/agent/hiblab-agent.c's
+header comment carries table_text() verbatim, and lab_protocol_test checks
+both that comment and every say() of the agent against it.
 """
 
 import dataclasses
 import re
+import textwrap
 from typing import Dict, Iterable, List, Optional
 
 MARK = 'HIBLAB '
@@ -20,6 +25,67 @@ SPLATS = ('WARNING:', 'BUG:', 'Oops', 'Kernel panic', 'possible recursive '
 	  # smp_kick_mwait_play_dead() gave up on a CPU: it may still be in
 	  # MWAIT while the image is copied.
 	  'is stuck in mwait_play_dead')
+
+
+@dataclasses.dataclass(frozen=True)
+class Proto:
+	"""One event: the keys it may carry and the agent modes that send it."""
+	keys: tuple
+	modes: tuple
+	meaning: str
+
+
+ANY = ('image', 'restore', 'probe')
+EVENTS: Dict[str, Proto] = {
+	'hello': Proto(('mode',), ANY, 'the agent runs (/init)'),
+	'probe-ok': Proto((), ('probe',), 'the probe boot reached the agent; '
+			  'powering off'),
+	'layout': Proto(('boot', 'text', 'text_phys', 'page_offset_base',
+			 'swsusp_arch_resume', 'restore_image', 'hlt_play_dead',
+			 'native_play_dead'), ('image', 'restore'),
+			'this kernel\'s KASLR layout (boot=image|restore)'),
+	'cpu': Proto(('cpu', 'online', 'ret'), ('image', 'restore'),
+		     'a CPU was put on- or offline'),
+	'swap': Proto(('dev', 'bytes', 'ret'), ('image', 'restore'),
+		      'mkswap + swapon of the disk'),
+	'refused': Proto(('reason',), ('image',), 'the agent will not run '
+			 'here (no hypervisor bit: never on a real machine)'),
+	'checker-error': Proto(('what', 'errno', 'ret', 'bytes'), ANY,
+			       'the agent could not do its part: no verdict '
+			       'on the kernel'),
+	'workers': Proto(('online',), ('image',), 'a busy worker per CPU runs'),
+	'hibernating': Proto(('round', 'key', 'bytes', 'online'), ('image',),
+			     'pattern written; writing /sys/power/state'),
+	'resumed': Proto(('round', 'ret'), ('image',), 'the write returned: '
+			 'restored (ret=0) or the save failed'),
+	'pattern-check': Proto(('round', 'bytes', 'bad_words', 'first_bad'),
+			       ('image',), 'the pattern read back'),
+	'tmpfs-check': Proto(('bytes', 'bad_words', 'first_bad'), ('image',),
+			     'the tmpfs file read back'),
+	'cpus-check': Proto(('round', 'before', 'after'), ('image',),
+			    'online CPUs before and after'),
+	'trace-check': Proto(('round', 'machine_suspend'), ('image',),
+			     'power:suspend_resume events in the trace buffer'),
+	'worker-stuck': Proto(('cpu',), ('image',), 'a worker did not advance'),
+	'workers-check': Proto(('running', 'stuck'), ('image',),
+			       'the workers advanced'),
+	'done': Proto((), ('image',), 'every round verified; powering off'),
+	'ready-to-resume': Proto(('dev',), ('restore',), 'waiting for "go" '
+				 'on the protocol UART'),
+	'resuming': Proto((), ('restore',), 'writing /sys/power/resume'),
+	'no-image': Proto(('ret',), ('restore',), 'the resume returned: no '
+			  'image, or the kernel refused it; a fresh boot'),
+}
+
+
+def table_text() -> str:
+	"""The protocol as the agent's header comment carries it."""
+	rows = []
+	for name, p in EVENTS.items():
+		rows += textwrap.wrap(f'{name} ({",".join(p.modes)}): '
+				      f'{" ".join(p.keys) or "-"}', 72,
+				      subsequent_indent='        ')
+	return '\n'.join(rows)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +122,7 @@ def parse_log(lines: Iterable[str]) -> List[Event]:
 
 
 def first(events: List[Event], name: str) -> Optional[Event]:
+	assert name in EVENTS, f'{name} is not an event of the protocol'
 	return next((e for e in events if e.name == name), None)
 
 

@@ -15,9 +15,12 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
+import lab_protocol
 from lab_errors import LabError
+from lab_guest import GuestImage
+from lab_scenarios import Scenario, pattern_mb
 
 
 def free_port() -> int:
@@ -29,6 +32,44 @@ def free_port() -> int:
 def uart_args(console_log: Path) -> List[str]:
 	"""ttyS0 -> console file, ttyS1 -> stdio (the protocol)."""
 	return ['-serial', f'file:{console_log}', '-serial', 'stdio']
+
+
+def kernel_cmdline(s: Scenario, mode: str) -> str:
+	"""The guest's command line: console, the agent's hiblab.* parameters
+	for this mode (qemu/agent/hiblab-agent.c reads them), and the
+	scenario's own restore kernel parameters."""
+	params = [f'hiblab.{k}={v}' for k, v in (
+		('mode', mode), ('pattern_mb', pattern_mb(s)),
+		('cycles', s.cycles if s.cycles > 1 else ''),
+		('trace', 1 if s.trace else ''),
+		('churn', 1 if s.churn else ''),
+		('offline_image', s.offline_image),
+		('offline_restore', s.offline_restore),
+		('online_after', s.online_after)) if v]
+	extra = [s.cmdline_restore] if mode == 'restore' and \
+		s.cmdline_restore else []
+	return ' '.join(['console=ttyS0', 'panic=-1', 'no_console_suspend',
+			 'loglevel=7'] + params + extra)
+
+
+def boot_argv(s: Scenario, guest: GuestImage, accel: str, mode: str,
+	      console: Path, disk: Optional[Path] = None,
+	      gdb_port: int = 0) -> List[str]:
+	"""QEMU's command line for one boot of a scenario's guest in an agent
+	mode: the one assembly the lab, the KVM probe and job generators use."""
+	smp = f'{s.vcpus}' + (f',{s.topology}' if s.topology else '')
+	memory = s.restore_memory_mb or s.memory_mb if mode == 'restore' \
+		else s.memory_mb
+	argv = ['qemu-system-x86_64', '-nodefaults', '-nographic', '-no-reboot',
+		'-accel', accel, '-cpu', s.cpu, '-smp', smp, '-m', str(memory),
+		'-kernel', str(guest.bzimage), '-initrd', str(guest.initramfs),
+		'-append', kernel_cmdline(s, mode), '-monitor', 'none'] + \
+		uart_args(console)
+	if disk:
+		argv += ['-drive', f'file={disk},format=raw,if=virtio']
+	if gdb_port:
+		argv += ['-gdb', f'tcp:127.0.0.1:{gdb_port}']
+	return argv
 
 
 class Guest:
@@ -79,6 +120,15 @@ class Guest:
 			self.lines.append(line)
 			if match(line):
 				return line
+
+	def wait_for_event(self, names: Tuple[str, ...], timeout: float
+			   ) -> Optional[str]:
+		"""The agent line of the first event named in names, parsed as
+		the judges parse it; None on timeout or exit."""
+		def match(line: str) -> bool:
+			e = lab_protocol.parse_line(line)
+			return e is not None and e.name in names
+		return self.wait_for(match, timeout)
 
 	def send(self, text: str) -> None:
 		assert self.proc.stdin

@@ -10,6 +10,11 @@ only writes the messages.
 
 Stages stop the run at the first failure, with one line saying why:
 cover letter, recipients, checkpatch, per-commit builds, mails, round trip.
+
+Running is apart from judging: Series runs the processes and returns what
+they did as records (Run, CheckpatchRun, BuildRun, Mail, RoundTrip); the
+judge_* functions turn records into verdicts without running anything, so
+tools/lab_series_test.py feeds them the captured output of real runs.
 """
 
 import dataclasses
@@ -22,7 +27,8 @@ import shutil
 import subprocess
 import textwrap
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import (Callable, Dict, Iterator, List, Optional, Sequence, Set,
+		    Tuple)
 
 import lab_guest
 import lab_kunit
@@ -34,6 +40,9 @@ from lab_verdict import FAIL, PASS, Verdict
 SERIES_BRANCH = 'b4/hibernate-lab'
 COVER_LETTER = 'cover-letter.txt'
 NOTES_FILE = 'MAINTAINERS-notes'
+# A cold build of one commit takes minutes; one that has not finished in
+# half an hour hangs (or the machine is far too busy to judge anything).
+RUN_TIMEOUT = 1800
 # MAINTAINERS-notes carries the recipients b4 must produce between these.
 # One block per base: its series goes to the recipients of that tree.
 
@@ -79,6 +88,109 @@ class SeriesRequest:
 	mutant: Optional[SeriesMutant] = None
 
 
+# Records: what the processes did, nothing judged yet.
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+	"""One process run_logged ran: its command, exit code and output,
+	and the log the output was appended to.  A run killed at its timeout
+	has timed_out set, rc -1 and the output up to the kill."""
+	argv: Tuple[str, ...]
+	rc: int
+	output: str
+	log: Path
+	timed_out: bool = False
+	timeout: float = RUN_TIMEOUT
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckpatchRun:
+	"""checkpatch.pl on one patch of `b4 prep -p` (NNNN-<slug>.patch)."""
+	patch: Path
+	run: Run
+
+	@property
+	def step(self) -> str:
+		return self.patch.name[:4]
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildRun:
+	"""One commit built with one configuration.  `make` holds the steps
+	in order (allnoconfig, vmlinux), up to the first that failed; the W=1
+	runs recompile the objects made from the touched .c files at the
+	parent and at the commit, None when there was nothing to recompile."""
+	step: int		# the commit's number in the series, from 1
+	commit: str
+	subject: str
+	label: str		# the configuration: 'guest' or 'kunit'
+	touched: Tuple[str, ...]	# the .c files the commit changes
+	make: Tuple[Run, ...]
+	w1_parent: Optional[Run] = None
+	w1_commit: Optional[Run] = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Mail:
+	"""The recipients of one mail `b4 send -o` wrote."""
+	name: str
+	to: Tuple[str, ...]
+	cc: Tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundTrip:
+	"""`git am` of the mails onto the base: the tree it made (or its
+	error) and the tree it must equal."""
+	base: str		# the commit the mails were applied to
+	what: str		# whose tree `want` is: 'topic' or 'b4 branch'
+	want: str
+	got: str = ''
+	am_error: str = ''	# git am's failure; '' when the mails applied
+
+
+def run_logged(argv: Sequence[str], cwd: Path, log: Path,
+	       env: Optional[Dict[str, str]] = None,
+	       timeout: float = RUN_TIMEOUT) -> Run:
+	"""Runs argv and appends '$ argv' and its output to log.  A timeout
+	is recorded, not raised, so the judge can name what hung."""
+	try:
+		proc = subprocess.run(list(argv), cwd=cwd, env=env,
+				      stdin=subprocess.DEVNULL,
+				      stdout=subprocess.PIPE,
+				      stderr=subprocess.STDOUT, check=False,
+				      timeout=timeout)
+		raw, rc, timed_out = proc.stdout, proc.returncode, False
+	except subprocess.TimeoutExpired as e:
+		raw, rc, timed_out = e.output or b'', -1, True
+	out = raw.decode(errors='replace')
+	with log.open('a') as f:
+		f.write(f'$ {" ".join(argv)}\n{out}')
+		if timed_out:
+			f.write(f'[killed: timed out after {timeout:.0f} s]\n')
+	return Run(tuple(argv), rc, out, log, timed_out, timeout)
+
+
+def b4_env(author: Tuple[str, str],
+	   cover: Optional[Path] = None) -> Dict[str, str]:
+	"""b4's environment: the topic's author as the sender, a cover
+	letter commit, and a mail server that cannot send."""
+	config = [('user.name', author[0]),
+		  ('user.email', author[1]),
+		  # Never mail anything: -o only writes files, and a
+		  # real send would run /bin/false.
+		  ('sendemail.smtpserver', '/bin/false'),
+		  ('b4.prep-cover-strategy', 'commit')]
+	if cover:
+		# b4 prep --edit-cover runs the editor on its temp file.
+		config.append(('core.editor', f'cp {cover}'))
+	env = dict(os.environ, GIT_CONFIG_COUNT=str(len(config)))
+	for i, (k, v) in enumerate(config):
+		env[f'GIT_CONFIG_KEY_{i}'] = k
+		env[f'GIT_CONFIG_VALUE_{i}'] = v
+	return env
+
+
 def parse_series_mutant(path: Path) -> SeriesMutant:
 	text = path.read_text()
 	head = text.split('\ndiff --git ', 1)[0]
@@ -90,6 +202,14 @@ def parse_series_mutant(path: Path) -> SeriesMutant:
 			       'git diff')
 	return SeriesMutant(path.stem, path.resolve(), int(fields['Inserts-after']),
 			    fields['Stops-at'])
+
+
+def mutant_commit_message(m: SeriesMutant, text: str,
+			  author: Tuple[str, str]) -> str:
+	"""The mutant commit's message, from the patch's Why: line (text)."""
+	why = textwrap.fill(re.search(r'^Why: *(.*)$', text, re.M)[1], 72)
+	return f'x86/power: Series mutant {m.name}\n\n{why}\n\n' \
+		f'Signed-off-by: {author[0]} <{author[1]}>'
 
 
 def read_cover(repo: Path, base: str) -> str:
@@ -106,7 +226,12 @@ def read_cover(repo: Path, base: str) -> str:
 
 def expected_recipients(repo: Path, base: str) -> Set[str]:
 	"""Addresses listed in MAINTAINERS-notes' block for the base."""
-	text = (repo / NOTES_FILE).read_text()
+	return parse_recipients((repo / NOTES_FILE).read_text(), base)
+
+
+def parse_recipients(text: str, base: str) -> Set[str]:
+	"""The To:/Cc: addresses of the base's block in MAINTAINERS-notes
+	(text), lower case: that is how the mails' recipients compare."""
 	begin = recipients_begin(base)
 	if begin not in text or RECIPIENTS_END not in text.split(begin, 1)[1]:
 		raise LabError(f'{NOTES_FILE} has no recipients block for the '
@@ -132,39 +257,22 @@ def justified_findings(cover: str) -> Dict[int, Set[str]]:
 	return out
 
 
-def checkpatch_verdict(name: str, output: str,
-		       justified: Set[str] = frozenset()) -> Verdict:
-	"""PASS when checkpatch found nothing, or only warnings and checks of
-	types the cover letter justifies for this patch; never on an error."""
-	m = _TOTAL.search(output)
-	if not m:
-		return Verdict(name, FAIL, 'checkpatch printed no summary: ' +
-			       (output.strip().splitlines() or ['no output'])[-1])
-	errors, warnings, checks = int(m[1]), int(m[2]), int(m[3] or 0)
-	detail = f'{errors} errors, {warnings} warnings, {checks} checks, ' \
-		f'{m[4]} lines'
-	found = _FINDING.findall(output)
-	open_ = [f'{level}:{kind}' for level, kind in found
-		 if level == 'ERROR' or kind not in justified]
-	if errors or open_ or len(found) < errors + warnings + checks:
-		firsts = _CP_FIRST_LINE.findall(output)
-		first = next((f for f in firsts if f.startswith('ERROR')),
-			     firsts[0] if firsts else '')
-		return Verdict(name, FAIL, detail + (f'; first: {first}'
-						     if first else ''))
-	if found:
-		detail += '; justified in the cover letter: ' + ', '.join(
-			sorted({kind for _, kind in found}))
-	return Verdict(name, PASS, detail)
-
-
 def mail_recipients(path: Path) -> Tuple[List[str], List[str]]:
-	msg = email.message_from_bytes(path.read_bytes(),
-				       policy=email.policy.default)
-	def addrs(field: str) -> List[str]:
-		return [a for _, a in email.utils.getaddresses(
-			msg.get_all(field, []))]
-	return addrs('To'), addrs('Cc')
+	mail = read_mail(path)
+	return list(mail.to), list(mail.cc)
+
+
+def read_mail(path: Path) -> Mail:
+	return parse_mail(path.name, path.read_bytes())
+
+
+def parse_mail(name: str, data: bytes) -> Mail:
+	"""The To: and Cc: addresses of a mail, as b4 wrote them."""
+	msg = email.message_from_bytes(data, policy=email.policy.default)
+	def addrs(field: str) -> Tuple[str, ...]:
+		return tuple(a for _, a in email.utils.getaddresses(
+			msg.get_all(field, [])))
+	return Mail(name, addrs('To'), addrs('Cc'))
 
 
 def objects_built_from(build: Path, sources: List[str]) -> List[str]:
@@ -202,8 +310,204 @@ def w_key(warning: str) -> str:
 	return f'{path}: {m[2]}'
 
 
+# Judges: records in, verdicts (or a LabError that stops the run) out.
+# Nothing here runs a process or writes a file.
+
+def passed(verdicts: Sequence[Verdict]) -> bool:
+	return all(v.status == PASS for v in verdicts)
+
+
+def judge_finished(run: Run, what: str) -> Run:
+	"""The run, unless it was killed at its timeout: a hang is not a
+	finding about the series, so it stops the run naming what hung."""
+	if run.timed_out:
+		raise LabError(f'{what} timed out after {run.timeout:.0f} s',
+			       f'see the end of {run.log} for where it hung, '
+			       'and rerun on an otherwise idle machine')
+	return run
+
+
+def judge_b4(run: Run, what: str) -> str:
+	"""b4's output; a failure stops the run with b4's CRITICAL line
+	(or its last line)."""
+	judge_finished(run, f'b4 {what}')
+	out = run.output
+	if run.rc != 0:
+		crit = [l for l in out.splitlines() if 'CRITICAL' in l]
+		raise LabError(f'b4 {what} failed: ' +
+			       (crit[0] if crit else out.strip()
+				.splitlines()[-1] if out.strip() else
+				f'exit {run.rc}'),
+			       f'see {run.log}')
+	return out
+
+
+def judge_auto_to_cc(out: str) -> None:
+	"""b4 prep --auto-to-cc quietly adds nobody when get_maintainer.pl
+	cannot run; its output names the script when it did run."""
+	if 'get_maintainer.pl' not in out:
+		raise LabError('b4 prep --auto-to-cc did not run '
+			       'scripts/get_maintainer.pl (it must be '
+			       'executable in the tree)',
+			       'chmod +x scripts/get_maintainer.pl')
+
+
+def checkpatch_verdict(name: str, output: str,
+		       justified: Set[str] = frozenset()) -> Verdict:
+	"""PASS when checkpatch found nothing, or only warnings and checks of
+	types the cover letter justifies for this patch; never on an error."""
+	m = _TOTAL.search(output)
+	if not m:
+		return Verdict(name, FAIL, 'checkpatch printed no summary: ' +
+			       (output.strip().splitlines() or ['no output'])[-1])
+	errors, warnings, checks = int(m[1]), int(m[2]), int(m[3] or 0)
+	detail = f'{errors} errors, {warnings} warnings, {checks} checks, ' \
+		f'{m[4]} lines'
+	found = _FINDING.findall(output)
+	open_ = [f'{level}:{kind}' for level, kind in found
+		 if level == 'ERROR' or kind not in justified]
+	if errors or open_ or len(found) < errors + warnings + checks:
+		firsts = _CP_FIRST_LINE.findall(output)
+		first = next((f for f in firsts if f.startswith('ERROR')),
+			     firsts[0] if firsts else '')
+		return Verdict(name, FAIL, detail + (f'; first: {first}'
+						     if first else ''))
+	if found:
+		detail += '; justified in the cover letter: ' + ', '.join(
+			sorted({kind for _, kind in found}))
+	return Verdict(name, PASS, detail)
+
+
+def cover_number(step: int, mutant: Optional[SeriesMutant]) -> int:
+	"""The cover letter numbers the real series: a mutant's commit is 0
+	(nothing justified for it), the patches after it move down by one."""
+	if mutant and step > mutant.after:
+		return 0 if step == mutant.after + 1 else step - 1
+	return step
+
+
+def judge_checkpatch(runs: Sequence[CheckpatchRun],
+		     justified: Dict[int, Set[str]],
+		     mutant: Optional[SeriesMutant] = None) -> List[Verdict]:
+	"""One verdict per patch, then a stop when any of them failed."""
+	verdicts = []
+	for r in runs:
+		judge_finished(r.run, f'checkpatch.pl on {r.patch.name}')
+		n = cover_number(int(r.step), mutant)
+		verdicts.append(checkpatch_verdict(
+			f'series/checkpatch/{r.step}', r.run.output,
+			justified.get(n, set())))
+	if not passed(verdicts):
+		verdicts.append(Verdict('series', FAIL, 'stopped: a patch has '
+					'checkpatch findings (see '
+					f'{runs[-1].run.log})'))
+	return verdicts
+
+
+def make_goals(argv: Sequence[str]) -> str:
+	"""What a make command line builds ('vmlinux', 'W=1 a.o b.o')."""
+	return ' '.join(a for a in argv[3:] if not a.startswith('-') and
+			('=' not in a or a == 'W=1'))
+
+
+def make_error(run: Run) -> str:
+	"""'' when make succeeded, else its first line naming an error."""
+	if run.rc == 0:
+		return ''
+	errs = [l for l in run.output.splitlines() if 'error' in l]
+	return (errs or run.output.strip().splitlines() or
+		['make failed'])[0].strip()
+
+
+def w1_warnings(output: str, touched: Sequence[str]) -> List[str]:
+	"""The W=1 warnings (and errors) of a make output that name a
+	touched file."""
+	return [l for l in output.splitlines() if ('warning:' in l or
+		'error:' in l) and any(f in l for f in touched)]
+
+
+def judge_w1(parent: Run, commit: Run, touched: Sequence[str]) -> str:
+	"""'' when the commit adds no W=1 warning in the files it touches
+	(warnings the parent has already do not count: hibernate.c carries
+	kernel-doc ones from upstream), else the first new one."""
+	before = {w_key(w) for w in w1_warnings(parent.output, touched)}
+	new = [w for w in w1_warnings(commit.output, touched)
+	       if w_key(w) not in before]
+	# W=1 can fail on warnings the parent has too (kernel-doc with
+	# -Werror): only a failure the commit introduces counts.
+	if new or (commit.rc != 0 and parent.rc == 0):
+		return 'W=1: ' + (new or ['make W=1 failed'])[0].strip()
+	return ''
+
+
+def build_error(b: BuildRun) -> str:
+	"""'' when the commit builds and adds no W=1 warning, else why not."""
+	w1 = [r for r in (b.w1_parent, b.w1_commit) if r]
+	for r in b.make + tuple(w1):
+		judge_finished(r, f'make {make_goals(r.argv)} of commit '
+			       f'{b.step} ({b.label} config)')
+	err = next((e for e in map(make_error, b.make) if e), '')
+	if err or len(w1) < 2:
+		return err
+	return judge_w1(b.w1_parent, b.w1_commit, b.touched)
+
+
+def judge_build(b: BuildRun) -> List[Verdict]:
+	"""The commit's build verdict, and a stop when it failed."""
+	name = f'series/build/{b.step:04d}-{b.label}'
+	err = build_error(b)
+	if err:
+		return [Verdict(name, FAIL, f'"{b.subject}": {err}'),
+			Verdict('series', FAIL, f'stopped: commit {b.step} '
+				f'({b.commit[:12]}) does not build on its own')]
+	return [Verdict(name, PASS, f'"{b.subject}" builds; no new W=1 '
+			f'warning in {", ".join(b.touched) or "no .c file"}')]
+
+
+def judge_mail(mail: Mail, want: Set[str], me: str) -> Verdict:
+	"""A mail's To: and Cc: (except its author) must be exactly the
+	MAINTAINERS-notes block (want), and To: must not be empty."""
+	name = f'series/mail/{mail.name[:4]}'
+	if not mail.to:
+		return Verdict(name, FAIL, 'no To: (b4 send refuses a series '
+			       'without recipients)')
+	got = {a.lower() for a in mail.to + mail.cc} - {me.lower()}
+	missing, extra = sorted(want - got), sorted(got - want)
+	if missing or extra:
+		return Verdict(name, FAIL, f'recipients differ from {NOTES_FILE}: '
+			       f'missing {", ".join(missing) or "none"}, extra '
+			       f'{", ".join(extra) or "none"}')
+	return Verdict(name, PASS, f'{mail.name}: To: {", ".join(mail.to)}; '
+		       f'Cc: {", ".join(mail.cc)}')
+
+
+def judge_round_trip(rt: RoundTrip) -> Verdict:
+	"""git am of the mails must give the tree the mails were made from;
+	mails that do not apply stop the run."""
+	if rt.am_error:
+		raise LabError(f'git am of the written mails failed ({rt.am_error})')
+	same = rt.got == rt.want
+	return Verdict('series/round-trip', PASS if same else FAIL,
+		       f'git am onto {rt.base[:12]}: tree {rt.got[:12]} '
+		       f'{"==" if same else "!="} {rt.what} tree {rt.want[:12]}')
+
+
+def judge_mutant(m: SeriesMutant, got: Sequence[Verdict]) -> Verdict:
+	"""A series mutant must fail its Stops-at check and stop the run."""
+	failed = [v for v in got if v.status == FAIL]
+	hit = next((v for v in failed if v.name == m.stops_at), None)
+	stopped = any(v.name == 'series' and 'stopped' in v.detail
+		      for v in failed)
+	name = f'series-mutant/{m.name}'
+	if hit and stopped:
+		return Verdict(name, PASS, f'stopped at {hit.name}: {hit.detail}')
+	return Verdict(name, FAIL, f'expected a stop at {m.stops_at}; failed: ' +
+		       (', '.join(v.name for v in failed) or 'nothing'))
+
+
 class Series:
-	"""One `make series` run; run() returns the verdicts."""
+	"""One `make series` run; run() returns the verdicts.  Its methods
+	run processes and hand records to the judge_* functions."""
 
 	def __init__(self, req: SeriesRequest,
 		     progress: Callable[[str], None] = print) -> None:
@@ -223,46 +527,14 @@ class Series:
 			['log', '-1', '--format=%an <%ae>', self.req.topic]))
 		return name, addr
 
-	def b4_env(self, cover: Optional[Path] = None) -> Dict[str, str]:
-		config = [('user.name', self.author[0]),
-			  ('user.email', self.author[1]),
-			  # Never mail anything: -o only writes files, and a
-			  # real send would run /bin/false.
-			  ('sendemail.smtpserver', '/bin/false'),
-			  ('b4.prep-cover-strategy', 'commit')]
-		if cover:
-			# b4 prep --edit-cover runs the editor on its temp file.
-			config.append(('core.editor', f'cp {cover}'))
-		env = dict(os.environ, GIT_CONFIG_COUNT=str(len(config)))
-		for i, (k, v) in enumerate(config):
-			env[f'GIT_CONFIG_KEY_{i}'] = k
-			env[f'GIT_CONFIG_VALUE_{i}'] = v
-		return env
-
-	def run_logged(self, argv: Sequence[str], cwd: Path, log: str,
-		       env: Optional[Dict[str, str]] = None) -> Tuple[int, str]:
-		proc = subprocess.run(list(argv), cwd=cwd, env=env,
-				      stdin=subprocess.DEVNULL,
-				      stdout=subprocess.PIPE,
-				      stderr=subprocess.STDOUT, check=False,
-				      timeout=1800)
-		out = proc.stdout.decode(errors='replace')
-		with (self.req.results / log).open('a') as f:
-			f.write(f'$ {" ".join(argv)}\n{out}')
-		return proc.returncode, out
+	def log(self, name: str) -> Path:
+		return self.req.results / name
 
 	def b4(self, args: Sequence[str], what: str,
 	       cover: Optional[Path] = None) -> str:
-		rc, out = self.run_logged(['b4'] + list(args), self.wt_path,
-					  'b4.log', self.b4_env(cover))
-		if rc != 0:
-			crit = [l for l in out.splitlines() if 'CRITICAL' in l]
-			raise LabError(f'b4 {what} failed: ' +
-				       (crit[0] if crit else out.strip()
-					.splitlines()[-1] if out.strip() else
-					f'exit {rc}'),
-				       f'see {self.req.results / "b4.log"}')
-		return out
+		return judge_b4(run_logged(['b4'] + list(args), self.wt_path,
+					   self.log('b4.log'),
+					   b4_env(self.author, cover)), what)
 
 	def run(self) -> List[Verdict]:
 		req = self.req
@@ -282,6 +554,11 @@ class Series:
 		except LabError as e:
 			self.verdicts.append(Verdict('series', FAIL, str(e)))
 		return self.verdicts
+
+	def _judged(self, verdicts: List[Verdict]) -> bool:
+		"""Keeps a stage's verdicts; True when they all passed."""
+		self.verdicts += verdicts
+		return passed(verdicts)
 
 	def _branch(self) -> Git:
 		"""The b4 branch: topic, plus the series mutant if there is one."""
@@ -311,11 +588,8 @@ class Series:
 		except LabError as e:
 			raise LabError(f'series mutant {m.name} does not apply after '
 				       f'step {m.after:04d} ({e})') from e
-		why = textwrap.fill(re.search(r'^Why: *(.*)$', m.path.read_text(),
-					      re.M)[1], 72)
-		wt.run(['commit', '-q', '-m', f'x86/power: Series mutant {m.name}'
-			f'\n\n{why}\n\nSigned-off-by: {self.author[0]} '
-			f'<{self.author[1]}>'], env=env)
+		wt.run(['commit', '-q', '-m', mutant_commit_message(
+			m, m.path.read_text(), self.author)], env=env)
 		for c in commits[m.after:]:
 			wt.run(['cherry-pick', '--allow-empty', c], env=env)
 
@@ -324,12 +598,8 @@ class Series:
 			      f'(branch {self.branch})')
 		self.b4(['prep', '-e', self.req.base], 'prep --enroll')
 		self.b4(['prep', '--edit-cover'], 'prep --edit-cover', cover)
-		out = self.b4(['prep', '--auto-to-cc'], 'prep --auto-to-cc')
-		if 'get_maintainer.pl' not in out:
-			raise LabError('b4 prep --auto-to-cc did not run '
-				       'scripts/get_maintainer.pl (it must be '
-				       'executable in the tree)',
-				       'chmod +x scripts/get_maintainer.pl')
+		judge_auto_to_cc(self.b4(['prep', '--auto-to-cc'],
+					 'prep --auto-to-cc'))
 
 	def _format_patches(self) -> List[Path]:
 		out = self.req.results / 'patches'
@@ -341,120 +611,30 @@ class Series:
 		return patches
 
 	def _checkpatch(self, patches: List[Path]) -> bool:
-		ok = True
-		script = self.wt_path / 'scripts' / 'checkpatch.pl'
 		justified = justified_findings(read_cover(self.req.repo,
 							  self.req.base_name))
+		return self._judged(judge_checkpatch(
+			self.run_checkpatch(patches), justified, self.req.mutant))
+
+	def run_checkpatch(self, patches: List[Path]) -> List[CheckpatchRun]:
+		"""checkpatch --strict on every patch, up to one that hangs."""
+		script = self.wt_path / 'scripts' / 'checkpatch.pl'
+		runs = []
 		for p in patches:
-			_, out = self.run_logged([str(script), '--strict',
-						  '--show-types', str(p)],
-						 self.wt_path, 'checkpatch.log')
-			n = int(p.name[:4])
-			m = self.req.mutant
-			if m and n > m.after:
-				# The cover letter numbers the real series.
-				n = 0 if n == m.after + 1 else n - 1
-			v = checkpatch_verdict(f'series/checkpatch/{p.name[:4]}', out,
-					       justified.get(n, set()))
-			self.verdicts.append(v)
-			ok = ok and v.status == PASS
-		if not ok:
-			self.verdicts.append(Verdict('series', FAIL, 'stopped: a patch '
-						     'has checkpatch findings (see '
-						     f'{self.req.results / "checkpatch.log"})'))
-		return ok
+			runs.append(CheckpatchRun(p, run_logged(
+				[str(script), '--strict', '--show-types', str(p)],
+				self.wt_path, self.log('checkpatch.log'))))
+			if runs[-1].run.timed_out:
+				break
+		return runs
 
 	def _build_each(self, wt: Git) -> bool:
-		"""Every commit of the b4 branch builds on its own."""
-		req = self.req
-		build_wt = prepare_worktree(
-			req.tree, lab_paths.check_worktree(req.cache, req.base_name),
-			req.base)
-		commits = wt.text(['rev-list', '--reverse', '--no-merges',
-				   f'{req.base}..HEAD']).split()
-		configs = [c for c in (('guest', (lab_guest.FRAGMENT,)),
-				       ('kunit', (lab_guest.FRAGMENT,) +
-					tuple(lab_kunit.kunitconfigs())))
-			   if c[0] in req.configs]
-		# b4's cover letter is an empty commit: not a patch, not built.
-		commits = [c for c in commits if
-			   wt.text(['diff', '--name-only', f'{c}~1', c])]
-		for n, c in enumerate(commits, 1):
-			subject = wt.text(['log', '-1', '--format=%s', c])
-			build_wt.run(['checkout', '-q', '-f', '--detach', c])
-			touched = [f for f in wt.text(['diff', '--name-only',
-						       f'{c}~1', c]).split()
-				   if f.endswith('.c')]
-			for label, fragments in configs:
-				self.progress(f'series: building {n}/{len(commits)} '
-					      f'"{subject}" ({label} config)')
-				err = self._build(build_wt, c, label, fragments,
-						  touched)
-				name = f'series/build/{n:04d}-{label}'
-				if err:
-					self.verdicts.append(Verdict(name, FAIL,
-								     f'"{subject}": {err}'))
-					self.verdicts.append(Verdict(
-						'series', FAIL, f'stopped: commit {n} '
-						f'({c[:12]}) does not build on its own'))
-					return False
-				self.verdicts.append(Verdict(
-					name, PASS, f'"{subject}" builds; no new W=1 '
-					f'warning in {", ".join(touched) or "no .c file"}'))
+		"""Every commit of the b4 branch builds on its own: the builds
+		stop at the first one judged a failure."""
+		for b in CommitBuilds(self.req, self.progress).each(wt):
+			if not self._judged(judge_build(b)):
+				return False
 		return True
-
-	def _build(self, wt: Git, commit: str, label: str, fragments: tuple,
-		   touched: List[str]) -> str:
-		"""'' when the commit builds and adds no W=1 warning in the
-		files it touches (warnings the parent has already do not count:
-		hibernate.c carries a kernel-doc one from upstream)."""
-		tree = wt.worktree
-		if fragments == (lab_guest.FRAGMENT,):
-			# Where make test's lab check and the gauntlet build the
-			# guest config: incremental from the topic branch.
-			build = lab_guest.build_dir_for(lab_guest.GuestRequest(
-				tree, self.req.cache, lab_paths.CHECK_VARIANT,
-				self.req.jobs))
-		else:
-			build = lab_paths.build_dir(
-				self.req.cache, f'series-{label}-{self.req.base_name}')
-		build.mkdir(parents=True, exist_ok=True)
-		merged = build / 'hiblab-fragment.config'
-		merged.write_text(''.join(Path(f).read_text() for f in fragments))
-		make = ['make', '-C', str(tree), f'O={build}', f'-j{self.req.jobs}']
-		log = f'build-{label}.log'
-		# allnoconfig again on every commit: symbols a later commit adds
-		# are simply absent before it (KCONFIG_ALLCONFIG ignores them).
-		for argv in (make + [f'KCONFIG_ALLCONFIG={merged}', 'allnoconfig'],
-			     make + ['vmlinux']):
-			rc, out = self.run_logged(argv, tree, log)
-			if rc != 0:
-				errs = [l for l in out.splitlines() if 'error' in l]
-				return (errs or out.strip().splitlines() or
-					['make failed'])[0].strip()
-		objs = objects_built_from(build, touched)
-		if not objs:
-			return ''
-		wt.run(['checkout', '-q', '-f', '--detach', f'{commit}~1'])
-		before, rc_before = self._w1(make, build, objs, touched, log)
-		wt.run(['checkout', '-q', '-f', '--detach', commit])
-		after, rc = self._w1(make, build, objs, touched, log)
-		new = [w for w in after if w_key(w) not in {w_key(b) for b in before}]
-		# W=1 can fail on warnings the parent has too (kernel-doc with
-		# -Werror): only a failure the commit introduces counts.
-		if new or (rc != 0 and rc_before == 0):
-			return 'W=1: ' + (new or ['make W=1 failed'])[0].strip()
-		return ''
-
-	def _w1(self, make: List[str], build: Path, objs: List[str],
-		touched: List[str], log: str) -> Tuple[List[str], int]:
-		"""W=1 warnings naming a touched file, recompiling objs."""
-		for o in objs:
-			(build / o).unlink(missing_ok=True)
-		rc, out = self.run_logged(w1_command(make, objs), Path(make[2]),
-					  log)
-		return [l for l in out.splitlines() if ('warning:' in l or
-			'error:' in l) and any(f in l for f in touched)], rc
 
 	def _send(self) -> List[Path]:
 		out = self.req.results / 'mails'
@@ -466,53 +646,128 @@ class Series:
 		return mails
 
 	def _recipients(self, mails: List[Path], want: Set[str]) -> bool:
-		me = self.author[1].lower()
-		ok = True
-		for m in mails:
-			to, cc = mail_recipients(m)
-			got = {a.lower() for a in to + cc} - {me}
-			missing, extra = sorted(want - got), sorted(got - want)
-			detail = f'To: {", ".join(to)}; Cc: {", ".join(cc)}'
-			if not to:
-				self.verdicts.append(Verdict(f'series/mail/{m.name[:4]}',
-							     FAIL, 'no To: (b4 send '
-							     'refuses a series '
-							     'without recipients)'))
-				ok = False
-			elif missing or extra:
-				self.verdicts.append(Verdict(
-					f'series/mail/{m.name[:4]}', FAIL,
-					f'recipients differ from {NOTES_FILE}: missing '
-					f'{", ".join(missing) or "none"}, extra '
-					f'{", ".join(extra) or "none"}'))
-				ok = False
-			else:
-				self.verdicts.append(Verdict(f'series/mail/{m.name[:4]}',
-							     PASS, f'{m.name}: {detail}'))
-		return ok
+		return self._judged([judge_mail(read_mail(m), want, self.author[1])
+				     for m in mails])
 
 	def _round_trip(self, mails: List[Path]) -> None:
+		self.verdicts.append(judge_round_trip(self.run_am(mails)))
+
+	def run_am(self, mails: List[Path]) -> RoundTrip:
+		"""git am of the patch mails onto the pristine base, in a
+		worktree of its own; the tree to compare with is the b4
+		branch's under a series mutant, else the topic's."""
 		req = self.req
 		am = prepare_worktree(req.tree, lab_paths.worktree(
 			req.cache, req.base_name, 'series-am'), req.base)
 		env = dict(os.environ, GIT_COMMITTER_NAME=self.author[0],
 			   GIT_COMMITTER_EMAIL=self.author[1])
+		what, want = ('b4 branch', Git(self.wt_path).tree_of('HEAD')) \
+			if req.mutant else ('topic', req.tree.tree_of(req.topic))
+		rt = RoundTrip(req.base, what, want)
 		try:
 			am.run(['am', '-q'] + [str(m) for m in mails
 					       if not m.name.startswith('0000-')],
 			       env=env)
 		except LabError as e:
 			am.run(['am', '--abort'], check=False)
-			raise LabError(f'git am of the written mails failed ({e})') \
-				from e
-		got = am.tree_of('HEAD')
-		# With a series mutant the b4 branch is not the topic any more.
-		what, want = ('b4 branch', Git(self.wt_path).tree_of('HEAD')) \
-			if req.mutant else ('topic', req.tree.tree_of(req.topic))
-		self.verdicts.append(Verdict(
-			'series/round-trip', PASS if got == want else FAIL,
-			f'git am onto {req.base[:12]}: tree {got[:12]} '
-			f'{"==" if got == want else "!="} {what} tree {want[:12]}'))
+			return dataclasses.replace(rt, am_error=str(e))
+		return dataclasses.replace(rt, got=am.tree_of('HEAD'))
+
+
+class CommitBuilds:
+	"""The per-commit builds of `make series`, in the check worktree
+	(where make test's checks build): every commit of the b4 branch with
+	every configuration asked for, then W=1 on the objects made from the
+	.c files it touches, at its parent and at it."""
+
+	def __init__(self, req: SeriesRequest,
+		     progress: Callable[[str], None] = print) -> None:
+		self.req = req
+		self.progress = progress
+
+	def each(self, wt: Git) -> Iterator[BuildRun]:
+		"""A BuildRun per commit and configuration, in series order;
+		the caller stops the builds by not asking for the next one."""
+		req = self.req
+		build_wt = prepare_worktree(
+			req.tree, lab_paths.check_worktree(req.cache, req.base_name),
+			req.base)
+		commits = self.patch_commits(wt)
+		for n, c in enumerate(commits, 1):
+			subject = wt.text(['log', '-1', '--format=%s', c])
+			build_wt.run(['checkout', '-q', '-f', '--detach', c])
+			touched = tuple(f for f in wt.text(['diff', '--name-only',
+							   f'{c}~1', c]).split()
+					if f.endswith('.c'))
+			for label, fragments in self.configs():
+				self.progress(f'series: building {n}/{len(commits)} '
+					      f'"{subject}" ({label} config)')
+				yield self.run_build(build_wt, BuildRun(
+					n, c, subject, label, touched, ()), fragments)
+
+	def patch_commits(self, wt: Git) -> List[str]:
+		"""The b4 branch's commits but b4's cover letter, an empty
+		commit: not a patch, not built."""
+		commits = wt.text(['rev-list', '--reverse', '--no-merges',
+				   f'{self.req.base}..HEAD']).split()
+		return [c for c in commits if
+			wt.text(['diff', '--name-only', f'{c}~1', c])]
+
+	def configs(self) -> List[Tuple[str, Tuple[Path, ...]]]:
+		"""(label, config fragments) of the configurations asked for."""
+		return [c for c in (('guest', (lab_guest.FRAGMENT,)),
+				    ('kunit', (lab_guest.FRAGMENT,) +
+				     tuple(lab_kunit.kunitconfigs())))
+			if c[0] in self.req.configs]
+
+	def build_dir(self, tree: Path, label: str,
+		      fragments: Tuple[Path, ...]) -> Path:
+		if fragments == (lab_guest.FRAGMENT,):
+			# Where make test's lab check and the gauntlet build the
+			# guest config: incremental from the topic branch.
+			return lab_guest.build_dir_for(lab_guest.GuestRequest(
+				tree, self.req.cache, lab_paths.CHECK_VARIANT,
+				self.req.jobs))
+		return lab_paths.build_dir(
+			self.req.cache, f'series-{label}-{self.req.base_name}')
+
+	def run_build(self, wt: Git, b: BuildRun,
+		      fragments: Tuple[Path, ...]) -> BuildRun:
+		"""Builds b.commit (checked out in wt) with the fragments, then
+		W=1 on the objects of the touched files at its parent and at
+		it; b comes back with the runs filled in."""
+		tree = wt.worktree
+		build = self.build_dir(tree, b.label, fragments)
+		build.mkdir(parents=True, exist_ok=True)
+		merged = build / 'hiblab-fragment.config'
+		merged.write_text(''.join(Path(f).read_text() for f in fragments))
+		make = ['make', '-C', str(tree), f'O={build}', f'-j{self.req.jobs}']
+		log = self.req.results / f'build-{b.label}.log'
+		steps: List[Run] = []
+		# allnoconfig again on every commit: symbols a later commit adds
+		# are simply absent before it (KCONFIG_ALLCONFIG ignores them).
+		for argv in (make + [f'KCONFIG_ALLCONFIG={merged}', 'allnoconfig'],
+			     make + ['vmlinux']):
+			steps.append(run_logged(argv, tree, log))
+			if steps[-1].rc != 0:
+				break
+		b = dataclasses.replace(b, make=tuple(steps))
+		objs = objects_built_from(build, list(b.touched)) \
+			if steps[-1].rc == 0 else []
+		if not objs:
+			return b
+		wt.run(['checkout', '-q', '-f', '--detach', f'{b.commit}~1'])
+		parent = self.w1(make, build, objs, log)
+		wt.run(['checkout', '-q', '-f', '--detach', b.commit])
+		return dataclasses.replace(b, w1_parent=parent,
+					   w1_commit=self.w1(make, build, objs, log))
+
+	@staticmethod
+	def w1(make: List[str], build: Path, objs: List[str], log: Path) -> Run:
+		"""make W=1 of objs, removed first so that they recompile."""
+		for o in objs:
+			(build / o).unlink(missing_ok=True)
+		return run_logged(w1_command(make, objs), Path(make[2]), log)
 
 
 def read_series_mutants(repo: Path, base: str) -> List[SeriesMutant]:
@@ -531,17 +786,5 @@ def run_series_mutants(req: SeriesRequest, mutants: List[SeriesMutant],
 		got = Series(dataclasses.replace(
 			req, results=req.results / f'mutant-{m.name}', mutant=m),
 			progress).run()
-		failed = [v for v in got if v.status == FAIL]
-		hit = next((v for v in failed if v.name == m.stops_at), None)
-		stopped = any(v.name == 'series' and 'stopped' in v.detail
-			      for v in failed)
-		name = f'series-mutant/{m.name}'
-		if hit and stopped:
-			verdicts.append(Verdict(name, PASS, f'stopped at {hit.name}: '
-						f'{hit.detail}'))
-		else:
-			verdicts.append(Verdict(name, FAIL, f'expected a stop at '
-						f'{m.stops_at}; failed: ' +
-						(', '.join(v.name for v in failed)
-						 or 'nothing')))
+		verdicts.append(judge_mutant(m, got))
 	return verdicts

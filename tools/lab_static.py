@@ -25,6 +25,15 @@ _IMM = re.compile(r'\$(0x[0-9a-f]+)')
 KERNEL_RANGE = (0xffff800000000000, 0xffffffffc0000000)
 
 
+# The checks' names, as verdicts and mutants' Killed-by: lines spell them.
+NO_STACK_BEFORE_CR3 = 'static/restore_registers-no-stack-before-cr3'
+POSITION_INDEPENDENT = 'static/core_restore_code-position-independent'
+NO_CR3_SWITCH = 'static/restore_image-no-cr3-switch'
+RESTORES_STATE_FIRST = 'static/create_image-restores-state-first'
+NAMES = (NO_STACK_BEFORE_CR3, POSITION_INDEPENDENT, NO_CR3_SWITCH,
+	 RESTORES_STATE_FIRST)
+
+
 def kernel_immediate(text: str) -> bool:
 	return any(KERNEL_RANGE[0] <= int(v, 16) < KERNEL_RANGE[1]
 		   for v in _IMM.findall(text))
@@ -90,7 +99,7 @@ def check_restore_registers(vmlinux: Path) -> Verdict:
 
 def judge_restore_registers(insns: List[Insn]) -> Verdict:
 	"""No stack access before CR3 is the image kernel's (4ce827b4cc58)."""
-	name = 'static/restore_registers-no-stack-before-cr3'
+	name = NO_STACK_BEFORE_CR3
 	cut = next((i for i, (_, t) in enumerate(insns) if _writes_cr3(t)), None)
 	if cut is None:
 		return Verdict(name, FAIL, f'no CR3 write in restore_registers '
@@ -111,7 +120,7 @@ def check_core_restore_code(vmlinux: Path) -> Verdict:
 def judge_core_restore_code(insns: List[Insn]) -> Verdict:
 	"""Relocated code: no stack, no RIP-relative or kernel-address operand
 	(c226fab47429, 65c0554b73c9)."""
-	name = 'static/core_restore_code-position-independent'
+	name = POSITION_INDEPENDENT
 	if not insns:
 		return Verdict(name, FAIL, 'core_restore_code not found')
 	for a, t in insns:
@@ -132,7 +141,7 @@ def check_restore_image(vmlinux: Path) -> Verdict:
 def judge_restore_image(insns: List[Insn]) -> Verdict:
 	"""The CR3 switch happens in the relocated copy, not in kernel text
 	(65c0554b73c9)."""
-	name = 'static/restore_image-no-cr3-switch'
+	name = NO_CR3_SWITCH
 	if not insns:
 		return Verdict(name, FAIL, 'restore_image not found')
 	for a, t in insns:
@@ -159,7 +168,7 @@ def judge_create_image_order(funcs: Dict[str, List[Insn]],
 	the very next thing: no tracing, no per-CPU access (62822e2ec4ad).
 	Calls are matched by exact target address, and both functions must
 	be real symbols: a missing one is a FAIL, never a match."""
-	name = 'static/create_image-restores-state-first'
+	name = RESTORES_STATE_FIRST
 	if not syms.get('__tracepoint_suspend_resume'):
 		return Verdict(name, FAIL, 'the kernel has no suspend_resume '
 			       'tracepoint (CONFIG_TRACEPOINTS off): this check '

@@ -8,8 +8,17 @@ from typing import List, Tuple
 
 class SystemMap:
 	def __init__(self, path: Path) -> None:
+		self._load(path.read_text())
+
+	@classmethod
+	def from_text(cls, text: str) -> 'SystemMap':
+		smap = cls.__new__(cls)
+		smap._load(text)
+		return smap
+
+	def _load(self, text: str) -> None:
 		entries: List[Tuple[int, str]] = []
-		for line in path.read_text().splitlines():
+		for line in text.splitlines():
 			fields = line.split()
 			if len(fields) == 3 and fields[1] in 'tTwW':
 				entries.append((int(fields[0], 16), fields[2]))

@@ -43,5 +43,14 @@ def write_json(path: Path, verdicts: List[Verdict]) -> None:
 	path.write_text(json.dumps(data, indent=1) + '\n')
 
 
+def read_json(path: Path) -> List[Verdict]:
+	"""What write_json() wrote; ValueError/OSError if it is not that."""
+	data = json.loads(path.read_text())
+	try:
+		return [Verdict(**v) for v in data['checks']]
+	except (KeyError, TypeError) as e:
+		raise ValueError(f'not a verdicts file: {e}') from e
+
+
 def report(verdict: Verdict, out: TextIO) -> None:
 	print(verdict.line(), file=out, flush=True)

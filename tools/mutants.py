@@ -13,15 +13,13 @@ import argparse
 import json
 import os
 import sys
+from typing import List
 
-import lab_base
+import lab_cli
 import lab_mutants
 import lab_overlay
-import lab_lock
 import lab_paths
-import lab_tree
 import lab_verdict
-from lab_errors import LabError
 
 
 def main(argv: list) -> int:
@@ -31,42 +29,45 @@ def main(argv: list) -> int:
 			    'its first section); its mutants are mutants/<base>/')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	try:
-		base = lab_base.read_pin(lab_paths.base_pin_file(), args.base).name
-		where = lab_paths.mutant_dir(lab_paths.REPO_ROOT, base)
-		mutants = lab_mutants.read_mutants(where)
-		unknown = set(args.names) - {m.name for m in mutants}
-		if unknown:
-			raise LabError(f'no mutant {", ".join(sorted(unknown))} for '
-				       f'base {base}', f'see {where}/*.patch for the '
-				       'names')
-		if args.names:
-			mutants = [m for m in mutants if m.name in args.names]
-		cache = lab_paths.cache_dir()
-		with lab_lock.CacheLock(cache):
-			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-				lab_paths.REPO_ROOT, cache, base=base))
-			results = lab_paths.run_dir('mutants')
-			baseline, outcome = lab_mutants.run_gauntlet(
-				lab_mutants.GauntletRequest(
-					tree.git, tree.git.rev(lab_overlay.TOPIC), base,
-					cache, results, args.jobs), mutants)
-	except LabError as e:
-		print(f'error: {e}', file=sys.stderr)
-		return 1
+	return lab_cli.run('mutants', lambda s: run(s, args))
+
+
+def pick_mutants(base: str, names: List[str]) -> List[lab_mutants.Mutant]:
+	"""The base's mutants, or the named ones; an unknown name is bad
+	usage (nothing runs)."""
+	where = lab_paths.mutant_dir(lab_paths.REPO_ROOT, base)
+	mutants = lab_mutants.read_mutants(where)
+	unknown = set(names) - {m.name for m in mutants}
+	if unknown:
+		raise lab_cli.UsageError(f'no mutant {", ".join(sorted(unknown))} '
+					 f'for base {base}', f'see {where}/*.patch '
+					 'for the names')
+	return [m for m in mutants if m.name in names] if names else mutants
+
+
+def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+	"""The gauntlet on the base's topic branch, then its verdicts, the
+	kill matrix and the files under results/."""
+	base = lab_cli.pick_base(args.base)
+	mutants = pick_mutants(base, args.names)
+	tree = session.topic(base)
+	results = session.results('mutants')
+	session.leave(lab_cli.scratch_note(session.cache))
+	baseline, outcome = lab_mutants.run_gauntlet(
+		lab_mutants.GauntletRequest(
+			tree.git, tree.git.rev(lab_overlay.TOPIC), base,
+			session.cache, results, args.jobs), mutants)
 	verdicts = [lab_verdict.Verdict(f'baseline/{v.name}', v.status,
 					v.detail) for v in baseline]
 	verdicts += [r.verdict() for r in outcome]
-	for v in verdicts:
-		lab_verdict.report(v, sys.stdout)
+	lab_cli.report(verdicts, results)
 	matrix = lab_mutants.kill_matrix(outcome) if outcome else ''
 	print(matrix, end='')
 	(results / 'kill-matrix.txt').write_text(matrix)
 	(results / 'kill-matrix.json').write_text(json.dumps(
 		lab_mutants.matrix_json(outcome), indent=1) + '\n')
-	lab_verdict.write_json(results / 'verdicts.json', verdicts)
 	print(lab_verdict.summary(verdicts))
-	return 0 if all(v.status != lab_verdict.FAIL for v in verdicts) else 1
+	return lab_cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

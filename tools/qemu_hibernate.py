@@ -6,7 +6,7 @@ Builds the topic branch's guest kernel, then for each scenario (default:
 smoke) hibernates the guest to a virtual disk, powers QEMU off, boots a
 second QEMU on the disk, proves where every vCPU is parked while the image
 is restored, and checks the resumed system.  One verdict line per check,
-then a final verdict; logs, the gdb transcript and verdict.json go to
+then a final verdict; logs, the gdb transcript and record.json go to
 results/lab-<time>/<scenario>-<attempt>/.
 """
 
@@ -14,15 +14,11 @@ import argparse
 import os
 import sys
 import time
+from typing import List
 
-import lab_base
+import lab_cli
 import lab_lab
-import lab_lock
-import lab_paths
 import lab_scenarios
-import lab_tree
-import lab_verdict
-from lab_errors import LabError
 
 
 def main(argv: list) -> int:
@@ -43,55 +39,51 @@ def main(argv: list) -> int:
 			    default='auto')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	try:
-		base = lab_base.read_pin(lab_paths.base_pin_file(), args.base).name
-	except LabError as e:
-		print(f'error: {e}', file=sys.stderr)
-		return 2
+	return lab_cli.run('qemu-hibernate', lambda s: run(s, args))
+
+
+def pick_scenarios(args: argparse.Namespace,
+		   base: str) -> List[lab_scenarios.Scenario]:
+	"""The scenarios asked for; one that does not exist, or does not run
+	on this base, is bad usage (nothing runs)."""
 	ours = [s.name for s in lab_scenarios.for_base(base)]
 	names = ours if args.all else args.scenarios
 	unknown = [n for n in names if n not in lab_scenarios.SCENARIOS]
 	if unknown:
-		print(f'error: unknown scenario(s) {", ".join(unknown)}: choose '
-		      f'from {", ".join(ours)}', file=sys.stderr)
-		return 2
+		raise lab_cli.UsageError(f'unknown scenario(s) {", ".join(unknown)}',
+					 f'choose from {", ".join(ours)}')
 	elsewhere = [n for n in names if n not in ours]
 	if elsewhere:
-		print(f'error: scenario(s) {", ".join(elsewhere)} do not run on '
-		      f'base {base}: choose from {", ".join(ours)}',
-		      file=sys.stderr)
-		return 2
+		raise lab_cli.UsageError(f'scenario(s) {", ".join(elsewhere)} do '
+					 f'not run on base {base}',
+					 f'choose from {", ".join(ours)}')
 	scenarios = [lab_scenarios.SCENARIOS[n] for n in names]
 	if args.stress:
 		seed = args.seed if args.seed is not None else int(time.time())
 		print(f'lab: stress: {args.stress} cycles, seed {seed} (repeat '
 		      f'with --stress {args.stress} --seed {seed})')
 		scenarios = lab_scenarios.stress_scenarios(args.stress, seed)
-	try:
-		results = lab_paths.run_dir('lab')
-		cache = lab_paths.cache_dir()
-		with lab_lock.CacheLock(cache):
-			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-				lab_paths.REPO_ROOT, cache, base=base))
-			print(f'lab: base {base} ({tree.pin.tag}), results in '
-			      f'{results}')
-			verdicts = lab_lab.run_lab(lab_lab.LabRequest(
-				tree.path, 'topic', base, cache, results, scenarios,
-				args.accel, args.jobs), lambda s: print(s, flush=True))
-	except LabError as e:
-		print(f'error: {e}', file=sys.stderr)
-		print('VERDICT qemu-hibernate: FAIL (see the error above)')
-		return 1
-	for v in verdicts:
-		lab_verdict.report(v, sys.stdout)
-	lab_verdict.write_json(results / 'verdicts.json', verdicts)
-	failed = any(v.status == lab_verdict.FAIL for v in verdicts)
+	return scenarios
+
+
+def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+	base = lab_cli.pick_base(args.base)
+	scenarios = pick_scenarios(args, base)
+	cache = session.cache
+	tree = session.topic(base)
+	results = session.results('lab')
+	print(f'lab: base {base} ({tree.pin.tag}), results in '
+	      f'{results}')
+	run = lab_lab.run_lab(lab_lab.LabRequest(
+		tree.path, 'topic', base, cache, results, scenarios,
+		args.accel, args.jobs), lambda s: print(s, flush=True))
+	verdicts = run.verdicts
+	lab_cli.report(verdicts)	# run_lab wrote verdicts.json
 	if args.stress:
-		print(lab_lab.cycle_summary(results, [s.name for s in scenarios],
-					    verdicts))
-	print(f'VERDICT qemu-hibernate: {"FAIL" if failed else "PASS"} '
-	      f'({lab_verdict.summary(verdicts)})')
-	return 1 if failed else 0
+		print(run.summary())
+	print(f'lab: report {run.report}')
+	print(lab_cli.verdict_line('qemu-hibernate', verdicts))
+	return lab_cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

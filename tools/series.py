@@ -17,13 +17,10 @@ import os
 import sys
 from pathlib import Path
 
+import lab_cli
 import lab_overlay
-import lab_lock
 import lab_paths
 import lab_series
-import lab_tree
-import lab_verdict
-from lab_errors import LabError
 
 
 def main(argv: list) -> int:
@@ -37,38 +34,41 @@ def main(argv: list) -> int:
 			    'to see the run stop')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	try:
-		results = lab_paths.run_dir('series')
-		mutant = lab_series.parse_series_mutant(args.mutant) \
-			if args.mutant else None
-		cache = lab_paths.cache_dir()
-		with lab_lock.CacheLock(cache):
-			tree = lab_tree.ensure_topic(lab_tree.TreeRequest(
-				lab_paths.REPO_ROOT, cache, base=args.base))
-			print(f'series: base {tree.pin.name}, results in {results}',
-			      flush=True)
-			verdicts = lab_series.Series(lab_series.SeriesRequest(
-				tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), cache,
-				lab_paths.REPO_ROOT, results, args.jobs,
-				base_name=tree.pin.name, builds=not args.no_builds,
-				mutant=mutant),
-				lambda s: print(s, flush=True)).run()
-	except LabError as e:
-		print(f'error: {e}', file=sys.stderr)
-		print('VERDICT series: FAIL (see the error above)')
-		return 1
-	for v in verdicts:
-		lab_verdict.report(v, sys.stdout)
-	lab_verdict.write_json(results / 'verdicts.json', verdicts)
-	failed = any(v.status == lab_verdict.FAIL for v in verdicts)
-	if not failed:
+	return lab_cli.run('series', lambda s: run(s, args))
+
+
+def read_mutant(path: Path) -> lab_series.SeriesMutant:
+	"""--mutant's patch; a path that is not a file is bad usage (it
+	would otherwise surface as a Python traceback from read_text)."""
+	if not path.is_file():
+		raise lab_cli.UsageError(f'--mutant {path}: no such file',
+					 'name a patch of mutants/<base>/series/')
+	return lab_series.parse_series_mutant(path)
+
+
+def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+	"""b4 prep, checkpatch, builds, b4 send -o and the git am round trip
+	on a copy of the topic branch; then the verdicts and the next step."""
+	base = lab_cli.pick_base(args.base)
+	mutant = read_mutant(args.mutant) if args.mutant else None
+	cache = session.cache
+	tree = session.topic(base)
+	results = session.results('series')
+	print(f'series: base {tree.pin.name}, results in {results}', flush=True)
+	session.leave(lab_cli.scratch_note(cache))
+	verdicts = lab_series.Series(lab_series.SeriesRequest(
+		tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), cache,
+		lab_paths.REPO_ROOT, results, args.jobs,
+		base_name=tree.pin.name, builds=not args.no_builds,
+		mutant=mutant),
+		lambda s: print(s, flush=True)).run()
+	if not lab_cli.report(verdicts, results):
 		print(f'series: mails in {results / "mails"}; to send them: '
 		      f'cd {lab_paths.worktree(cache, tree.pin.name, "series")} '
 		      '&& b4 send --reflect '
 		      '(rehearsal), then b4 send')
-	print(f'VERDICT series: {"FAIL" if failed else "PASS"} '
-	      f'({lab_verdict.summary(verdicts)})')
-	return 1 if failed else 0
+	print(lab_cli.verdict_line('series', verdicts))
+	return lab_cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

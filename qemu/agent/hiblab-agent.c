@@ -21,6 +21,34 @@
  *                      console, then trigger the resume by writing the swap
  *                      device to /sys/power/resume, as initramfs resumers
  *                      do.  If that returns, there was no image.
+ * hiblab.mode=probe    say "probe-ok" and power off: the host's check that
+ *                      this accelerator boots a guest at all.
+ *
+ * The protocol: event (modes that send it): keys.  The same table is
+ * tools/lab_protocol.py's EVENTS (its table_text()); lab_protocol_test
+ * checks this copy and every say() below against it.
+ *
+ * hello (image,restore,probe): mode
+ * probe-ok (probe): -
+ * layout (image,restore): boot text text_phys page_offset_base
+ *         swsusp_arch_resume restore_image hlt_play_dead native_play_dead
+ * cpu (image,restore): cpu online ret
+ * swap (image,restore): dev bytes ret
+ * refused (image): reason
+ * checker-error (image,restore,probe): what errno ret bytes
+ * workers (image): online
+ * hibernating (image): round key bytes online
+ * resumed (image): round ret
+ * pattern-check (image): round bytes bad_words first_bad
+ * tmpfs-check (image): bytes bad_words first_bad
+ * cpus-check (image): round before after
+ * trace-check (image): round machine_suspend
+ * worker-stuck (image): cpu
+ * workers-check (image): running stuck
+ * done (image): -
+ * ready-to-resume (restore): dev
+ * resuming (restore): -
+ * no-image (restore): ret
  *
  * Every verdict on the data is about bytes the agent wrote and read back
  * itself first; when it cannot set up or read its pattern it says
@@ -698,6 +726,10 @@ int main(void)
 		image_boot();
 	else if (mode && !strcmp(mode, "restore"))
 		restore_boot();
+	else if (mode && !strcmp(mode, "probe")) {
+		say("probe-ok");
+		power_off();
+	}
 	say("checker-error what=unknown-mode");
 	power_off();
 	return 0;

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The gauntlet: mutant files, verdicts and the kill matrix."""
+
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import lab_base
+import lab_git
+import lab_mutants
+import lab_overlay
+import lab_paths
+from lab_errors import LabError
+from lab_testing import LabTestCase
+
+
+class MutantTest(LabTestCase):
+	def write(self, name: str, text: str) -> Path:
+		path = self.root / f'{name}.patch'
+		path.write_text(text)
+		return path
+
+	# Besides the files a base's series touches, a mutant may revive a
+	# bug anywhere in the hibernation code the static and lab checks
+	# judge (README): the seed mutants live in hibernate_64.c,
+	# hibernate_asm_64.S and kernel/power/hibernate.c, which the series
+	# leaves alone.  Anything else is a mutant of the wrong tree.
+	HIBERNATION_CODE = ('arch/x86/power/', 'kernel/power/')
+
+	@staticmethod
+	def series_paths(base: str) -> frozenset:
+		"""Every path the base's series (branch-overlay/<base>/) touches."""
+		return frozenset(c.path for s in lab_overlay.read_steps(
+			lab_paths.overlay_dir(lab_paths.REPO_ROOT, base))
+			for c in s.changes)
+
+	def mutant_problems(self, m: lab_mutants.Mutant,
+			    series: frozenset) -> list:
+		"""What parse_mutant() lets through: a diff git cannot read
+		(hand-edited hunk counts), one that changes only whitespace or
+		nothing, files outside the series and the hibernation code, an
+		empty or repeated Killed-by:, a blank Revives:."""
+		problems = []
+		with tempfile.TemporaryDirectory() as tmp:	# outside any repo
+			proc = subprocess.run(['git', 'apply', '--numstat',
+					       str(m.path.resolve())], cwd=tmp,
+					      capture_output=True, text=True,
+					      check=False)
+		if proc.returncode != 0:
+			problems.append(f'git apply cannot read it: '
+					f'{proc.stderr.strip()}')
+		paths = [row.split('\t')[2] for row in proc.stdout.splitlines()]
+		problems += [f'touches {p}, outside its series and the '
+			     'hibernation code' for p in paths
+			     if p not in series and
+			     not p.startswith(self.HIBERNATION_CODE)]
+		# The text before and after, whitespace dropped: equal if the
+		# diff changes nothing a compiler sees (a moved line counts).
+		before, after = [], []
+		for hunk in m.path.read_text().split('\n@@')[1:]:
+			for line in hunk.split('\ndiff --git ')[0].splitlines()[1:]:
+				word = ''.join(line[1:].split())
+				if line[:1] in ' -':
+					before.append(word)
+				if line[:1] in ' +':
+					after.append(word)
+		if before == after:
+			problems.append('its diff changes no code (whitespace at '
+					'most)')
+		if not m.killed_by or len(set(m.killed_by)) != len(m.killed_by):
+			problems.append(f'Killed-by: {" ".join(m.killed_by)!r} '
+					'must name checks, each once')
+		if not m.revives.strip():
+			problems.append('Revives: is blank')
+		return problems
+
+	def test_every_shipped_mutant_parses(self) -> None:
+		bases = lab_base.read_bases(lab_paths.base_pin_file())
+		for base in bases:
+			mutants = lab_mutants.read_mutants(lab_paths.mutant_dir(
+				lab_paths.REPO_ROOT, base))
+			self.assertGreaterEqual(len(mutants), 8, base)
+			series = self.series_paths(base)
+			self.assertTrue(series, base)
+			for m in mutants:
+				with self.subTest(mutant=f'{base}/{m.name}'):
+					self.assertEqual(self.mutant_problems(m, series),
+							 [])
+
+	def test_broken_copies_of_a_shipped_mutant_are_caught(self) -> None:
+		"""Each assertion above can fail: the parser accepts every one
+		of these copies, the shipped-mutant check does not."""
+		good = lab_paths.mutant_dir(lab_paths.REPO_ROOT, '6.12') / \
+			'header-cr3-pcid-kept.patch'
+		text = good.read_text()
+		series = self.series_paths('6.12')
+		broken = {
+			'git apply cannot read it: .*corrupt patch':
+				text.replace('@@ -105,7 +105,7 @@',
+					     '@@ -105,9 +105,7 @@'),
+			'changes no code': text.replace(
+				'+\trdr->cr3 = restore_cr3;',
+				'+\trdr->cr3  =  restore_cr3 & ~CR3_PCID_MASK;'),
+			'touches drivers/x.c, outside its series': text.replace(
+				'arch/x86/power/hibernate.c', 'drivers/x.c'),
+			"Killed-by: 'kunit/a kunit/a' must name checks, each once":
+				text.replace('Killed-by: kunit/x86_hibernate_header',
+					     'Killed-by: kunit/a kunit/a'),
+			"Killed-by: '' must name checks":
+				text.replace('Killed-by: kunit/x86_hibernate_header',
+					     'Killed-by:\t'),
+			'Revives: is blank': text.replace(
+				text.split('\n', 1)[0], 'Revives:\t'),
+		}
+		self.assertEqual(self.mutant_problems(
+			lab_mutants.parse_mutant(good), series), [])
+		for why, bad in broken.items():
+			self.assertNotEqual(bad, text, why)
+			m = lab_mutants.parse_mutant(self.write('broken', bad))
+			self.assertRegex('\n'.join(self.mutant_problems(m, series)),
+					 why)
+
+	def test_malformed_mutant_is_named(self) -> None:
+		path = self.write('bad', 'Revives: x\n\nno diff here\n')
+		with self.assertRaisesRegex(LabError, 'bad.patch: malformed'):
+			lab_mutants.parse_mutant(path)
+
+	def test_mutant_applies_in_its_own_worktree(self) -> None:
+		tree = self.fake.build()
+		path = self.write('m1', 'Revives: a bug\nKilled-by: kunit/s\n\n'
+				  'diff --git a/Makefile b/Makefile\n'
+				  '--- a/Makefile\n+++ b/Makefile\n'
+				  '@@ -1 +1 @@\n-VERSION = 6\n+VERSION = 5\n')
+		m = lab_mutants.parse_mutant(path)
+		self.assertEqual((m.name, m.revives, m.killed_by),
+				 ('m1', 'a bug', ('kunit/s',)))
+		wt_path = self.root / 'wt'
+		wt = lab_git.prepare_worktree(tree.git, wt_path, tree.base)
+		lab_mutants.apply(wt, m)
+		self.assertEqual((wt_path / 'Makefile').read_text(), 'VERSION = 5\n')
+		self.assertEqual((self.fake.tree / 'Makefile').read_text(),
+				 'VERSION = 6\n')
+		lab_git.prepare_worktree(tree.git, wt_path, tree.base)
+		self.assertEqual((wt_path / 'Makefile').read_text(), 'VERSION = 6\n')
+		lab_mutants.apply(wt, m)
+		with self.assertRaisesRegex(LabError, 'm1 no longer applies'):
+			lab_mutants.apply(wt, m)
+
+	def test_kill_matrix_and_verdicts(self) -> None:
+		m = lab_mutants.Mutant('m', Path('m.patch'), 'bug', ('kunit/a',))
+		killed = lab_mutants.MutantResult(m, ('kunit/a', 'kunit/b'))
+		survived = lab_mutants.MutantResult(m, ('kunit/b',))
+		broken = lab_mutants.MutantResult(m, (), 'does not build')
+		self.assertEqual(killed.verdict().status, 'PASS')
+		self.assertEqual(survived.verdict().status, 'FAIL')
+		self.assertIn('survived', survived.verdict().detail)
+		self.assertEqual(broken.verdict().status, 'FAIL')
+		matrix = lab_mutants.kill_matrix([killed, survived, broken])
+		rows = matrix.splitlines()
+		self.assertEqual(rows[0].split(), ['kunit/a', 'kunit/b'])
+		self.assertEqual(rows[1].split(), ['m', 'X', 'X', 'killed'])
+		self.assertEqual(rows[2].split(), ['m', '.', 'X', 'SURVIVED'])
+		self.assertEqual(rows[3].split(), ['m', 'E', 'E', 'ERROR'])
+
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The swap image and its damage for the refusal scenarios."""
+
+import tempfile
+import unittest
+from pathlib import Path
+
+import lab_swap
+from lab_errors import LabError
+
+
+class SwapImageTest(unittest.TestCase):
+	def make_disk(self, path: Path) -> None:
+		page = 4096
+		disk = bytearray(page * 16)
+		disk[4086:4096] = b'S1SUSPEND\0'
+		disk[4064:4072] = (3).to_bytes(8, 'little')	# map page
+		for i, off in enumerate((5, 6, 7, 8)):		# header, data...
+			disk[3 * page + 8 * i:3 * page + 8 * i + 8] = \
+				off.to_bytes(8, 'little')
+		disk[5 * page + 24:5 * page + 32] = \
+			(0x23456789ABCDEF02).to_bytes(8, 'little')
+		path.write_bytes(bytes(disk))
+
+	def test_layout_and_each_corruption(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			disk = Path(tmp) / 'swap.img'
+			self.make_disk(disk)
+			image = lab_swap.read_image(disk)
+			self.assertEqual((image.map_page, image.header_page,
+					  image.data_pages), (3, 5, (6, 7, 8)))
+			before = disk.read_bytes()
+			self.assertIn('magic', lab_swap.corrupt(disk, 'header'))
+			after = disk.read_bytes()
+			self.assertEqual(int.from_bytes(after[5 * 4096 + 24:
+							      5 * 4096 + 32],
+							'little'),
+					 0x23456789ABCDEF02 ^ (2 ** 64 - 1))
+			self.assertEqual(sum(a != b for a, b in zip(before, after)), 8)
+			lab_swap.corrupt(disk, 'data')
+			self.assertNotEqual(disk.read_bytes()[7 * 4096:8 * 4096],
+					    before[7 * 4096:8 * 4096])
+			lab_swap.corrupt(disk, 'signature')
+			with self.assertRaisesRegex(LabError, 'holds no hibernation '
+						    'image'):
+				lab_swap.read_image(disk)
+
+
+if __name__ == '__main__':
+	unittest.main()
