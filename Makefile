@@ -8,7 +8,7 @@ LAB := ./tools/lab.py
 BASE_OPT := $(if $(BASE),--base $(BASE))
 
 .PHONY: help setup tree export status test test-all kunit mutants series \
-	qemu-hibernate lab-matrix report-check clean
+	qemu-hibernate lab-matrix report-check lava-jobs lava-local clean
 
 help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
@@ -53,6 +53,16 @@ lab-matrix: setup
 ##                 tools/report-packages.txt)
 report-check:
 	./tools/report_check.py $(RUN)
+
+## lava-jobs  every scenario as a LAVA job, with its artifacts, validated
+##            offline (ARTIFACT_URL=... for a real lab; see README)
+lava-jobs: setup
+	./tools/lava.py jobs $(BASE_OPT) $(if $(ARTIFACT_URL),--artifact-url $(ARTIFACT_URL))
+
+## lava-local  smoke and corrupt-header through LAVA's own dispatcher
+##             (installs the optional tools/lava-packages.txt)
+lava-local: setup
+	./tools/lava.py local $(BASE_OPT)
 
 ## kunit   our KUnit suites on the topic branch (./tools/kunit.py run)
 kunit: setup

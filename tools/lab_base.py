@@ -276,8 +276,6 @@ def import_base(pin: BasePin, tree: Path, tarball: Path,
 	stage = Git(staging)
 	stage.run(['init', '-q', '-b', 'base'])
 	stage.run(['config', 'feature.manyFiles', 'true'])
-	stage.run(['config', 'user.name', 'hibernate-lab'])
-	stage.run(['config', 'user.email', 'hibernate-lab@invalid'])
 	# -f: the tarball is the truth, even where a .gitignore says otherwise.
 	stage.run(['add', '-A', '-f', '.'])
 	stage.run(['commit', '-q', '--no-verify', '-F', '-'],

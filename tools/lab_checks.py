@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional, Union
 import lab_base
 import lab_kunit
 import lab_lab
+import lab_lava
 import lab_mutants
 import lab_overlay
 import lab_paths
@@ -209,12 +210,16 @@ def check_series(ctx: Context) -> List[Verdict]:
 	"""make series (mails only, never sent), then each series mutant
 	must stop it at the check it names.  Every commit is built with the
 	guest config only: a cold KUnit-config build of the first commit
-	would add ~10 minutes to CI; `make series` builds both before a send."""
+	would add ~10 minutes to CI; `make series` builds both before a send.
+	A rehearsal: CI has no git identity, so the mails are signed off by
+	lab_series.REHEARSAL_SENDER (an .invalid address), written under
+	series/rehearsal-not-for-sending/ with NOT-FOR-SENDING in their
+	subjects, from a worktree of their own (series-rehearsal-<base>)."""
 	tree = ctx.need_tree()
 	req = lab_series.SeriesRequest(
 		tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), ctx.req.cache,
 		ctx.req.repo, ctx.results / 'series', ctx.req.jobs,
-		base_name=ctx.base, configs=('guest',))
+		base_name=ctx.base, configs=('guest',), rehearsal=True)
 	with ctx.log('series').open('w') as f:
 		def progress(s: str) -> None:
 			print(s, file=f, flush=True)
@@ -225,6 +230,24 @@ def check_series(ctx: Context) -> List[Verdict]:
 
 
 CheckResult = Union[Verdict, List[Verdict]]
+def check_lava_jobs(ctx: Context) -> List[Verdict]:
+	"""Every scenario of the base as a LAVA job (make lava-jobs' generator,
+	artifact URLs as it lays them out), validated offline with
+	lava-common's strict schema; a broken copy must be refused."""
+	out = ctx.results / 'lava-jobs'
+	out.mkdir(parents=True, exist_ok=True)
+	url = 'file://' + str(lab_paths.results_dir(ctx.req.repo) /
+			      'lava-jobs' / 'artifacts')
+	paths = []
+	for s in lab_scenarios.for_base(ctx.base):
+		path = out / f'{s.name}.yaml'
+		path.write_text(lab_lava.dump(lab_lava.job(
+			s, ctx.base, 'tcg', lab_lava.artifacts(s, url))))
+		paths.append(path)
+	return [dataclasses.replace(v, name=f'lava/{v.name}')
+		for v in lab_lava.check_files(paths)]
+
+
 # Once per run.
 HOST_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'host-unit-tests': check_host_unit_tests,
@@ -233,6 +256,7 @@ HOST_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 BASE_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'tree': check_tree,
 	'overlay-roundtrip': check_overlay_roundtrip,
+	'lava-jobs': check_lava_jobs,
 	'kunit': check_kunit,
 	'lab': check_lab,
 	'mutants': check_mutants,

@@ -189,7 +189,14 @@ class EntryPointTest(unittest.TestCase):
 	def setUp(self) -> None:
 		tmp = tempfile.TemporaryDirectory(prefix='lab-cli-test-')
 		self.addCleanup(tmp.cleanup)
-		env = mock.patch.dict(os.environ, {'HIBLAB_CACHE_DIR': tmp.name})
+		# series.py refuses a placeholder sender before the tree step:
+		# a sender as git config in the environment gives it.
+		env = mock.patch.dict(os.environ, {
+			'HIBLAB_CACHE_DIR': tmp.name, 'GIT_CONFIG_COUNT': '2',
+			'GIT_CONFIG_KEY_0': 'user.name',
+			'GIT_CONFIG_VALUE_0': 'Jane Doe',
+			'GIT_CONFIG_KEY_1': 'user.email',
+			'GIT_CONFIG_VALUE_1': 'jane.doe@kernel.org'})
 		env.start()
 		self.addCleanup(env.stop)
 
@@ -225,6 +232,24 @@ class EntryPointTest(unittest.TestCase):
 				self.assertRegex(err[0], f'^error: {tool} interrupted '
 						 r'\(Ctrl-C\); ')
 				self.assertFalse([l for l in out if 'VERDICT' in l])
+
+	def test_a_placeholder_sender_is_refused_before_the_tree(self) -> None:
+		# make series with the overlay's identity as git's: one error
+		# line, exit 1 and the VERDICT line; no lock, no tree step.
+		self.stopped_by(AssertionError('must not get this far'))
+		with mock.patch.dict(os.environ, {
+				'GIT_CONFIG_VALUE_0': 'Hibernate Lab',
+				'GIT_CONFIG_VALUE_1': 'hibernate-lab@example.org'}):
+			rc, out, err = capture(lambda: series.main([]))
+		self.assertEqual((rc, out), (1, ['VERDICT series: FAIL (see the '
+						 'error above)']))
+		self.assertEqual(err, ["error: sender identity 'Hibernate Lab "
+				       "<hibernate-lab@example.org>' is the "
+				       'placeholder: set git config --global '
+				       'user.name/user.email to yours (make series '
+				       'signs off every patch with it)'])
+		self.assertFalse((Path(os.environ['HIBLAB_CACHE_DIR']) /
+				  'lock').exists())
 
 	def test_bad_usage_is_exit_2_without_a_verdict(self) -> None:
 		self.stopped_by(AssertionError('must not get this far'))

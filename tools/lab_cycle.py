@@ -88,7 +88,8 @@ def resolve_vcpus(cpus: List[lab_gdb.VCpu], smap: SystemMap, slide: int,
 			smap.name(c.pc, slide) if in_text else '', func,
 			bool(func) and c.state == 'halted' and
 			code.hlt_before(func, c.pc - slide),
-			code.around(func, c.pc - slide) if func else ()))
+			code.around(func, c.pc - slide) if func else (),
+			c.cr4))
 	return out
 
 

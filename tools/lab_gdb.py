@@ -25,6 +25,9 @@ _THREAD = re.compile(r'Thread \d+\.(\d+) \(CPU#(\d+) \[(\w+)\s*\]\)\s+'
 _HMP_CPU = re.compile(r'^CPU#(\d+)$', re.M)
 _HMP_RIP = re.compile(r'^[RE]IP=([0-9a-f]{8}|[0-9a-f]{16}) .* HLT=([01])$',
 		      re.M)
+# "CR0=80050033 CR2=... CR3=... CR4=00351eb0": CR4.LA57 (bit 12) says
+# which paging level the vCPU runs.
+_HMP_CR4 = re.compile(r'^CR0=.* CR4=([0-9a-f]+)$', re.M)
 # gdb -batch prints no "Continuing." before the stop; the breakpoint being
 # set is the last thing it says, and the console input sent after it waits
 # in QEMU's UART until the guest runs.
@@ -37,18 +40,23 @@ class VCpu:
 	state: str		# 'halted' or 'running', as gdb's thread list says
 	pc: int
 	hlt: Optional[bool] = None	# HLT= of `info registers -a`
+	cr4: Optional[int] = None	# CR4 of `info registers -a`
 
 
-def parse_hmp_registers(text: str) -> Dict[int, Tuple[int, bool]]:
-	"""vCPU -> (RIP or EIP, HLT) from QEMU's `info registers -a` dump."""
+def parse_hmp_registers(text: str
+			) -> Dict[int, Tuple[int, bool, Optional[int]]]:
+	"""vCPU -> (RIP or EIP, HLT, CR4) from QEMU's `info registers -a`
+	dump."""
 	regs = {}
 	heads = list(_HMP_CPU.finditer(text))
 	for i, head in enumerate(heads):
 		end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
 		m = _HMP_RIP.search(text, head.end(), end)
 		if m:
-			regs[int(head.group(1))] = (int(m.group(1), 16),
-						    m.group(2) == '1')
+			cr4 = _HMP_CR4.search(text, head.end(), end)
+			regs[int(head.group(1))] = (
+				int(m.group(1), 16), m.group(2) == '1',
+				int(cr4.group(1), 16) if cr4 else None)
 	return regs
 
 
@@ -59,9 +67,10 @@ def parse_threads(text: str) -> List[VCpu]:
 	cpus = []
 	for m in _THREAD.finditer(text):
 		cpu, pc = int(m.group(2)), int(m.group(4), 16)
-		rip, hlt = regs.get(cpu, (None, None))
+		rip, hlt, cr4 = regs.get(cpu, (None, None, None))
 		cpus.append(VCpu(cpu, m.group(3), pc,
-				 hlt if rip == pc else None))
+				 hlt if rip == pc else None,
+				 cr4 if rip == pc else None))
 	return sorted(cpus, key=lambda c: c.cpu)
 
 

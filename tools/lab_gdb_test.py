@@ -22,6 +22,8 @@ class GdbTest(unittest.TestCase):
 	       'RIP=ffffffff8b40e5f0 RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 '
 	       'SMM=0 HLT=0\n'
 	       'ES =0000 0000000000000000 00000000 00000000\n'
+	       'CR0=80050033 CR2=ffff99f395401000 CR3=0000000001b7b000 '
+	       'CR4=00351eb0\n'
 	       '\nCPU#1\n'
 	       'RIP=ffffffff8b0a3c6e RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 '
 	       'SMM=0 HLT=1\n')
@@ -31,10 +33,17 @@ class GdbTest(unittest.TestCase):
 			'  2    Thread 1.2 (CPU#1 [halted ]) 0xffffffff8b0a3c6e in ?? ()\n'
 			+ self.HMP)
 		self.assertEqual(lab_gdb.parse_hmp_registers(self.HMP),
-				 {0: (0xffffffff8b40e5f0, False),
-				  1: (0xffffffff8b0a3c6e, True)})
+				 {0: (0xffffffff8b40e5f0, False, 0x351eb0),
+				  1: (0xffffffff8b0a3c6e, True, None)})
 		cpus = lab_gdb.parse_threads(text)
 		self.assertEqual([c.hlt for c in cpus], [False, True])
+		self.assertEqual([c.cr4 for c in cpus], [0x351eb0, None])
+
+	def test_cr4_of_a_captured_dump(self) -> None:
+		# 6.12 smoke: 4-level paging, CR4.LA57 (bit 12) clear.
+		cpus = lab_gdb.parse_threads((TEST_DATA / 'cycles' / '6.12-smoke' /
+					      'gdb-transcript.txt').read_text())
+		self.assertEqual([c.cr4 for c in cpus], [0x350eb0] * 4)
 
 	def test_firmware_halt_loop_has_an_eip_line(self) -> None:
 		# maxcpus=2 on the mainline-core-online variant: CPUs 2-3 were

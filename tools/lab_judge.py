@@ -28,8 +28,17 @@ PARKING_FUNCTIONS = ('hlt_play_dead', 'mwait_play_dead', 'native_play_dead')
 # boot are named cycle<N>/<check>.  lab_checknames builds on this list.
 CHECKS = ('cycle', 'image-boot', 'image-saved', 'save-refused',
 	  'restore-boot', 'refused', 'fresh-boot', 'swap-reusable',
-	  'hlt-parking', 'restored', 'kaslr', 'pattern', 'tmpfs', 'cpus',
-	  'workers', 'trace', 'no-splat')
+	  'hlt-parking', 'paging', 'configured', 'restored', 'kaslr',
+	  'pattern', 'tmpfs', 'cpus', 'workers', 'trace', 'no-splat')
+# The paging level, from the guest: CR4.LA57 of the vCPU at the restore
+# kernel's swsusp_arch_resume, and each kernel's page_offset_base.  Under
+# 4-level paging every kernel address is canonical at 48 bits, i.e. at or
+# above L4_KERNEL_START; 5-level's kernel half starts at L5_KERNEL_START
+# (the direct map at 0xff11000000000000 before KASLR), so an address
+# between the two exists only with 5-level paging.
+CR4_LA57 = 1 << 12
+L5_KERNEL_START = 0xff00000000000000
+L4_KERNEL_START = 0xffff800000000000
 
 Judged = Tuple[List[Verdict], bool]	# verdicts, and whether to go on
 
@@ -120,6 +129,61 @@ def parking(name: str, cpus: Optional[List[VCpuRecord]], vcpus: int
 		f'; gdb saw {len(cpus)} of {vcpus} vCPUs'
 	return check(name, not bad and not count, '; '.join(bad) + count
 		     if bad or count else ', '.join(where))
+
+
+def address_level(addr: int) -> int:
+	"""The paging level a kernel address needs: 4 or 5 (0: not a kernel
+	address at all)."""
+	if addr >= L4_KERNEL_START:
+		return 4
+	return 5 if addr >= L5_KERNEL_START else 0
+
+
+def paging(name: str, want: int, cpus: Optional[List[VCpuRecord]],
+	   image: Dict[str, int], restore: Dict[str, int]) -> Verdict:
+	"""Both kernels ran the paging level the scenario claims: the
+	restore kernel's CR4.LA57 at the breakpoint (when one was armed) and
+	both kernels' page_offset_base."""
+	got, ok = [], True
+	if cpus is not None:
+		at = next((c for c in cpus if c.symbol.startswith(
+			'swsusp_arch_resume')), None) or \
+			next((c for c in cpus if c.cpu == 0), None)
+		if at is None or at.cr4 is None:
+			ok = False
+			got.append('no CR4 of the vCPU at swsusp_arch_resume')
+		else:
+			la57 = bool(at.cr4 & CR4_LA57)
+			ok = ok and (5 if la57 else 4) == want
+			got.append(f'CR4={at.cr4:#x} ({"LA57" if la57 else "no LA57"})'
+				   f' on CPU{at.cpu} at swsusp_arch_resume')
+	bases = []
+	for kernel, lay in (('image', image), ('restore', restore)):
+		pob = lay.get('page_offset_base', 0)
+		level = address_level(pob)
+		ok = ok and level == want
+		bases.append(f'{pob:#x} ({kernel}, ' +
+			     (f'{level}-level range)' if level else
+			      'not a kernel address)'))
+	got.append('page_offset_base ' + ' -> '.join(bases))
+	return check(name, ok, (f'{want}-level: ' if ok else
+				f'want {want}-level paging, got: ') +
+		     ', '.join(got))
+
+
+def says(name: str, needles: Tuple[str, ...], image: BootRecord,
+	 restore: BootRecord) -> Verdict:
+	"""Each kernel printed each of the scenario's console lines."""
+	found, missing = [], []
+	for kernel, boot in (('image', image), ('restore', restore)):
+		for n in needles:
+			hit = next((l.strip() for l in boot.console if n in l), '')
+			if hit:
+				found.append(f'{kernel}: {hit}')
+			else:
+				missing.append(f'no "{n}" from the {kernel} kernel '
+					       f'({boot.console_file})')
+	return check(name, not missing, '; '.join(missing or found))
 
 
 def data_checks(pre: str, s: Scenario, events: List[Event],
@@ -280,6 +344,10 @@ def judge_restore_boot(s: Scenario, boot: BootRecord, n: int,
 	v = []
 	if boot.vcpus is not None:
 		v.append(parking(pre + 'hlt-parking', boot.vcpus, s.vcpus))
+	if s.paging:
+		v.append(paging(pre + 'paging', s.paging, boot.vcpus, there, here))
+	if s.says:
+		v.append(says(pre + 'configured', s.says, image, boot))
 	if lab_protocol.first(events, 'no-image'):
 		return v + [check(pre + 'restored', False, 'the restore kernel '
 				  'found no image')], False

@@ -12,6 +12,7 @@ import dataclasses
 import shutil
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 from typing import Dict, List
 
@@ -76,6 +77,75 @@ class CapturedCycleTest(unittest.TestCase):
 		self.assertEqual(v['restored'].status, FAIL)
 		self.assertIn('Kernel panic', v['restored'].detail)
 		self.assertNotIn('pattern', v)
+
+	def test_five_level_paging_proven_from_the_guest(self) -> None:
+		# la57 on 6.12 with the la57 variant (CONFIG_X86_5LEVEL=y).
+		v = judged('6.12-la57')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertEqual(v['paging'].detail,
+				 '5-level: CR4=0x351eb0 (LA57) on CPU0 at '
+				 'swsusp_arch_resume, page_offset_base '
+				 '0xff46321500000000 (image, 5-level range) -> '
+				 '0xff3c3a1ec0000000 (restore, 5-level range)')
+
+	def test_four_level_paging_proven_from_the_guest(self) -> None:
+		# no5lvl on the same build and CPU: 4-level, as claimed.
+		v = judged('6.12-no5lvl')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertRegex(v['paging'].detail,
+				 r'^4-level: CR4=0x350eb0 \(no LA57\) on CPU0 ')
+
+	def test_a_four_level_run_fails_a_five_level_claim(self) -> None:
+		# The no5lvl run judged as la57: CR4.LA57 clear and both
+		# page_offset_bases in the 4-level range.
+		record = lab_record.load(CYCLES / '6.12-no5lvl')
+		v = {x.name: x for x in lab_judge.judge_cycle(
+			lab_scenarios.SCENARIOS['la57'], record)}
+		self.assertEqual(v['paging'].status, FAIL)
+		self.assertEqual(v['paging'].detail,
+				 'want 5-level paging, got: CR4=0x350eb0 (no LA57) on '
+				 'CPU0 at swsusp_arch_resume, page_offset_base '
+				 '0xffff8f6200000000 (image, 4-level range) -> '
+				 '0xffff99c740000000 (restore, 4-level range)')
+		self.assertEqual({n for n, x in v.items() if x.status == FAIL},
+				 {'paging'})
+		# And the other way round.
+		record = lab_record.load(CYCLES / '6.12-la57')
+		v = {x.name: x for x in lab_judge.judge_cycle(
+			lab_scenarios.SCENARIOS['no5lvl'], record)}
+		self.assertEqual(v['paging'].status, FAIL)
+
+	def test_the_plain_7_3_build_runs_five_levels(self) -> None:
+		# 7.3 always builds 5-level support: la57 runs its plain build,
+		# no5lvl turns it off on the same CPU.
+		v = judged('7.3-la57')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertRegex(v['paging'].detail, r'^5-level: CR4=0x351eb0 '
+				 r'\(LA57\) .* 0xff2a9db740000000 \(restore, '
+				 r'5-level range\)$')
+		v = judged('7.3-no5lvl')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertIn('4-level: CR4=0x350eb0 (no LA57)', v['paging'].detail)
+
+	def test_a_record_without_cr4_proves_no_level(self) -> None:
+		# 6.12-smoke predates CR4 in the record.
+		record = lab_record.load(CYCLES / '6.12-smoke')
+		v = {x.name: x for x in lab_judge.judge_cycle(
+			lab_scenarios.SCENARIOS['no5lvl'], record)}
+		self.assertEqual(v['paging'].status, FAIL)
+		self.assertIn('no CR4', v['paging'].detail)
+
+	def test_an_uncompressed_image_with_a_damaged_page_loads(self) -> None:
+		# nocompress-corrupt on 6.12: no CRC32 without compression, the
+		# damaged page (a low frame) is restored and nothing sees it.
+		record = lab_record.load(CYCLES / '6.12-nocompress-corrupt')
+		self.assertIn('16 bytes of data page 258 inverted',
+			      record.corruption)
+		v = judged('6.12-nocompress-corrupt')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertIn('restore: [    3.027395] PM: Loading image data '
+			      'pages (97419 pages)...', v['configured'].detail)
+		self.assertNotIn('refused', v)
 
 	def test_a_refusal(self) -> None:
 		v = judged('6.12-corrupt-header')
@@ -246,6 +316,81 @@ class ParkingTest(unittest.TestCase):
 				 'reached')
 
 
+class PagingTest(unittest.TestCase):
+	"""The paging level, from CR4 at the breakpoint and the layouts."""
+	L5 = {'page_offset_base': 0xff2e6a0000000000}
+	L4 = {'page_offset_base': 0xffff99d380000000}
+
+	def at_resume(self, cr4) -> List[VCpuRecord]:
+		return [dataclasses.replace(vcpu(0, 'running', 'swsusp_arch_resume'),
+					    cr4=cr4), vcpu(1, 'halted')]
+
+	def test_address_ranges(self) -> None:
+		level = lab_judge.address_level
+		self.assertEqual(level(0xffff800000000000), 4)
+		self.assertEqual(level(0xffff7fffffffffff), 5)
+		self.assertEqual(level(0xff11000000000000), 5)
+		self.assertEqual(level(0xff00000000000000), 5)
+		self.assertEqual(level(0xfeffffffffffffff), 0)
+		self.assertEqual(level(0), 0)
+
+	def test_five_levels_proven(self) -> None:
+		v = lab_judge.paging('paging', 5, self.at_resume(0x351eb0),
+				     self.L5, self.L5)
+		self.assertEqual(v.status, PASS)
+		self.assertEqual(v.detail, '5-level: CR4=0x351eb0 (LA57) on CPU0 at '
+				 'swsusp_arch_resume, page_offset_base '
+				 '0xff2e6a0000000000 (image, 5-level range) -> '
+				 '0xff2e6a0000000000 (restore, 5-level range)')
+
+	def test_each_witness_alone_fails_it(self) -> None:
+		for cr4, image, restore in ((0x350eb0, self.L5, self.L5),
+					    (0x351eb0, self.L4, self.L5),
+					    (0x351eb0, self.L5, self.L4)):
+			with self.subTest(cr4=cr4, image=image, restore=restore):
+				v = lab_judge.paging('paging', 5, self.at_resume(cr4),
+						     image, restore)
+				self.assertEqual(v.status, FAIL)
+				self.assertTrue(v.detail.startswith(
+					'want 5-level paging, got: '), v.detail)
+
+	def test_no_cr4_is_no_proof(self) -> None:
+		for cpus in (self.at_resume(None), []):
+			v = lab_judge.paging('paging', 4, cpus, self.L4, self.L4)
+			self.assertEqual(v.status, FAIL)
+			self.assertIn('no CR4 of the vCPU at swsusp_arch_resume',
+				      v.detail)
+
+	def test_without_a_breakpoint_the_layouts_decide(self) -> None:
+		# LAVA runs (no gdbstub) and scenarios without hlt_proof.
+		v = lab_judge.paging('paging', 4, None, self.L4, self.L4)
+		self.assertEqual(v.status, PASS)
+		self.assertNotIn('CR4', v.detail)
+
+
+class SaysTest(unittest.TestCase):
+	def boot(self, name: str, lines: List[str]) -> lab_record.BootRecord:
+		b = lab_record.BootRecord(name, name.split('-')[1], 0, [], None, 0,
+					  {}, results=Path('/r'))
+		b.console = lines
+		return b
+
+	def test_both_kernels_must_say_it(self) -> None:
+		pti = ('Kernel/User page tables isolation: enabled',)
+		line = '[    0.010000] Kernel/User page tables isolation: enabled'
+		image = self.boot('boot1-image', [line])
+		v = lab_judge.says('configured', pti, image,
+				   self.boot('boot2-restore', [line]))
+		self.assertEqual(v.status, PASS)
+		self.assertEqual(v.detail, f'image: {line.strip()}; restore: '
+				 f'{line.strip()}')
+		v = lab_judge.says('configured', pti, image,
+				   self.boot('boot2-restore', ['pti=off']))
+		self.assertEqual(v.status, FAIL)
+		self.assertEqual(v.detail, f'no "{pti[0]}" from the restore kernel '
+				 '(/r/boot2-restore-console.log)')
+
+
 class ResolveTest(unittest.TestCase):
 	"""The runner's side: gdb's PCs in the restore kernel's terms."""
 
@@ -309,6 +454,29 @@ class LabRunTest(unittest.TestCase):
 		self.assertEqual(run.summary(), 'lab: 2 cycles, 1 failed (s-02); '
 				 '80s in all, per cycle min 30s / mean 40s / max '
 				 '50s')
+
+	def test_a_variant_the_base_does_not_need_is_the_plain_image(self) -> None:
+		built = []
+
+		def build_guest(req, progress):
+			built.append((req.variant, [Path(f).name
+						    for f in req.fragments]))
+			return req.variant
+
+		for base, want in (('7.3', [('topic', ['guest.config'])]),
+				   ('6.12', [('topic-la57', ['guest.config',
+							   'la57.config']),
+					     ('topic', ['guest.config'])])):
+			built.clear()
+			images = lab_lab.Images(lab_lab.LabRequest(
+				Path('/t'), 'topic', base, Path('/c'), Path('/r'), [],
+				'tcg', 1), print)
+			with unittest.mock.patch.object(lab_lab.lab_guest,
+							'build_guest', build_guest):
+				for name in ('la57', 'no5lvl', 'smoke'):
+					images.get(lab_scenarios.SCENARIOS[name].build)
+			with self.subTest(base=base):
+				self.assertEqual(built, want)
 
 
 if __name__ == '__main__':

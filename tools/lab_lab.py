@@ -75,6 +75,8 @@ class Images:
 		self.built: Dict[lab_scenarios.Build, lab_guest.GuestImage] = {}
 
 	def get(self, build: lab_scenarios.Build) -> lab_guest.GuestImage:
+		# A variant the base does not need is its plain build.
+		build = build.on(self.req.base)
 		if build not in self.built:
 			req = self.req
 			tree, label = req.tree, req.variant

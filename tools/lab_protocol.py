@@ -50,7 +50,8 @@ EVENTS: Dict[str, Proto] = {
 		      'mkswap + swapon of the disk'),
 	'refused': Proto(('reason',), ('image',), 'the agent will not run '
 			 'here (no hypervisor bit: never on a real machine)'),
-	'checker-error': Proto(('what', 'errno', 'ret', 'bytes'), ANY,
+	'checker-error': Proto(('what', 'errno', 'ret', 'bytes', 'reason',
+				'pages'), ANY,
 			       'the agent could not do its part: no verdict '
 			       'on the kernel'),
 	'workers': Proto(('online',), ('image',), 'a busy worker per CPU runs'),
@@ -70,8 +71,13 @@ EVENTS: Dict[str, Proto] = {
 	'workers-check': Proto(('running', 'stuck'), ('image',),
 			       'the workers advanced'),
 	'done': Proto((), ('image',), 'every round verified; powering off'),
+	'damaged': Proto(('what', 'page', 'offset', 'bytes', 'map_page',
+			  'pages'), ('restore',), 'hiblab.damage=: the agent '
+			 'damaged the image on the disk as lab_swap.corrupt() '
+			 'does from the host (offset: first byte changed)'),
 	'ready-to-resume': Proto(('dev',), ('restore',), 'waiting for "go" '
-				 'on the protocol UART'),
+				 'on the protocol channel (hiblab.go=auto: '
+				 'going on at once)'),
 	'resuming': Proto((), ('restore',), 'writing /sys/power/resume'),
 	'no-image': Proto(('ret',), ('restore',), 'the resume returned: no '
 			  'image, or the kernel refused it; a fresh boot'),

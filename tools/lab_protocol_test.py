@@ -3,10 +3,14 @@
 """The agent's protocol: the parser, and the agent held to the table."""
 
 import re
+import struct
+import tempfile
 import unittest
+from pathlib import Path
 
 import lab_guest
 import lab_protocol
+import lab_swap
 
 
 def agent_says(source: str) -> list:
@@ -77,6 +81,100 @@ class AgentTableTest(unittest.TestCase):
 		# keys across joined literals.
 		self.assertEqual(agent_says('say("a x=%d "\n\t    "y=%s", 1, 2);'),
 				 [('a', ['x', 'y'])])
+
+
+def c_string(literal: str) -> bytes:
+	"""A C string literal's bytes (the escapes the agent uses)."""
+	return literal.encode().decode('unicode_escape').encode('latin-1')
+
+
+class AgentDamageTest(unittest.TestCase):
+	"""hiblab.damage: the agent damages the image as lab_swap.corrupt()
+	does from the host.  The agent cannot run here: hold its constants,
+	names and lengths to lab_swap's, and a model of its arithmetic (the
+	lines of damage_image(), quoted) to corrupt() on a synthetic image."""
+	SOURCE = lab_guest.AGENT_SOURCE.read_text()
+	DEFINES = dict(re.findall(r'^#define\s+(\w+)\s+(\S+)', SOURCE, re.M))
+
+	def damage_image(self) -> str:
+		return self.SOURCE.split('static void damage_image(')[1] \
+			.split('\n}\n')[0]
+
+	def test_the_layout_constants_are_lab_swap_s(self) -> None:
+		for name in ('PAGE', 'SIG_OFFSET', 'IMAGE_OFFSET',
+			     'MAGIC_OFFSET'):
+			with self.subTest(name=name):
+				self.assertEqual(int(self.DEFINES[name], 0),
+						 getattr(lab_swap, name))
+		self.assertEqual(c_string(self.DEFINES['HIBERNATE_SIG'][1:-1]),
+				 lab_swap.HIBERNATE_SIG)
+
+	def test_the_damages_are_lab_swap_s(self) -> None:
+		m = re.search(r'damages\[\] = \{([^}]*)\}', self.SOURCE)
+		self.assertEqual(tuple(re.findall(r'"(\w+)"', m.group(1))),
+				 lab_swap.CORRUPTIONS)
+		# damage_image(): signature, header, else data, in that order.
+		body = self.damage_image()
+		self.assertEqual(re.findall(r'strcmp\(what, "(\w+)"\)', body),
+				 ['signature', 'header'])
+
+	def agent_damage(self, disk: bytes, what: str) -> bytes:
+		"""What damage_image() does to `disk`, from its constants and
+		its lines."""
+		page_size = int(self.DEFINES['PAGE'])
+		sig = int(self.DEFINES['SIG_OFFSET'])
+		(map_page,) = struct.unpack_from(
+			'<Q', disk, int(self.DEFINES['IMAGE_OFFSET']))
+		entries = struct.unpack_from(
+			f'<{self.DEFINES["MAP_ENTRIES"]}Q', disk,
+			map_page * page_size)
+		pages = [e for e in entries if e]	# if (map[i]) ...
+		n = len(pages)
+		body = self.damage_image()
+		lens = [int(x) for x in re.findall(r'len = (\d+);', body)]
+		out = bytearray(disk)
+		if what == 'signature':
+			literal = re.search(r'disk_io\(fd, off, "([^"]*)"', body)
+			new = c_string(literal.group(1))[:lens[0]]
+			self.assertEqual(len(new), lens[0])
+			out[sig:sig + len(new)] = new
+			return bytes(out)
+		if what == 'header':
+			self.assertIn('page = pages[0];', body)
+			off, length = pages[0] * page_size + \
+				int(self.DEFINES['MAGIC_OFFSET']), lens[1]
+		else:
+			self.assertIn('page = pages[1 + (n - 1) / 2];', body)
+			self.assertIn('off = page * PAGE + PAGE / 2;', body)
+			off = pages[1 + (n - 1) // 2] * page_size + page_size // 2
+			length = lens[2]
+		out[off:off + length] = bytes(b ^ 0xff for b in
+					      out[off:off + length])
+		return bytes(out)
+
+	def test_the_agent_damages_the_bytes_lab_swap_does(self) -> None:
+		page = lab_swap.PAGE
+		disk = bytearray(bytes(range(256)) * (16 * page // 256))
+		disk[lab_swap.SIG_OFFSET:lab_swap.SIG_OFFSET + 10] = \
+			lab_swap.HIBERNATE_SIG + bytes(1)
+		struct.pack_into('<Q', disk, lab_swap.IMAGE_OFFSET, 3)
+		# Map page 3: header page 4, data pages 5..9, one hole.
+		struct.pack_into('<512Q', disk, 3 * page, 4, 5, 0, 6, 7, 8, 9,
+				 *[0] * 505)
+		with tempfile.TemporaryDirectory() as tmp:
+			path = Path(tmp) / 'swap.img'
+			for what in lab_swap.CORRUPTIONS:
+				with self.subTest(damage=what):
+					path.write_bytes(disk)
+					lab_swap.corrupt(path, what)
+					self.assertEqual(
+						self.agent_damage(bytes(disk), what),
+						path.read_bytes())
+
+	def test_the_damaged_event(self) -> None:
+		p = lab_protocol.EVENTS['damaged']
+		self.assertEqual(p.modes, ('restore',))
+		self.assertLessEqual({'what', 'page', 'offset'}, set(p.keys))
 
 
 if __name__ == '__main__':

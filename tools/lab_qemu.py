@@ -34,10 +34,16 @@ def uart_args(console_log: Path) -> List[str]:
 	return ['-serial', f'file:{console_log}', '-serial', 'stdio']
 
 
-def kernel_cmdline(s: Scenario, mode: str) -> str:
+def kernel_cmdline(s: Scenario, mode: str, lava: bool = False) -> str:
 	"""The guest's command line: console, the agent's hiblab.* parameters
 	for this mode (qemu/agent/hiblab-agent.c reads them), and the
-	scenario's own restore kernel parameters."""
+	scenario's own kernel parameters (both kernels', then the restore
+	kernel's).
+
+	lava: for a farm with one serial console and no host step between the
+	boots: the protocol on the console as kernel log records, no "go" to
+	wait for, and the agent itself damages the image of a corrupt-*
+	scenario."""
 	params = [f'hiblab.{k}={v}' for k, v in (
 		('mode', mode), ('pattern_mb', pattern_mb(s)),
 		('cycles', s.cycles if s.cycles > 1 else ''),
@@ -45,11 +51,18 @@ def kernel_cmdline(s: Scenario, mode: str) -> str:
 		('churn', 1 if s.churn else ''),
 		('offline_image', s.offline_image),
 		('offline_restore', s.offline_restore),
-		('online_after', s.online_after)) if v]
-	extra = [s.cmdline_restore] if mode == 'restore' and \
-		s.cmdline_restore else []
+		('online_after', s.online_after),
+		('proto', 'console' if lava else ''),
+		('go', 'auto' if lava else ''),
+		('damage', s.corrupt if lava and mode == 'restore' else '')
+		) if v]
+	extra = [s.cmdline] if s.cmdline else []
+	if mode == 'restore' and s.cmdline_restore:
+		extra.append(s.cmdline_restore)
+	# The agent's lines are kernel log records then: no rate limit.
+	kmsg = ['printk.devkmsg=on'] if lava else []
 	return ' '.join(['console=ttyS0', 'panic=-1', 'no_console_suspend',
-			 'loglevel=7'] + params + extra)
+			 'loglevel=7'] + kmsg + params + extra)
 
 
 def boot_argv(s: Scenario, guest: GuestImage, accel: str, mode: str,

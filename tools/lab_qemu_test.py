@@ -9,6 +9,7 @@ from pathlib import Path
 import lab_guest
 import lab_qemu
 import lab_scenarios
+import lab_swap
 
 IMG = lab_guest.GuestImage(Path('/b'), Path('/b/bzImage'), Path('/b/i.cpio'),
 			   Path('/b/System.map'))
@@ -54,6 +55,82 @@ class BootArgvTest(unittest.TestCase):
 		self.assertNotIn('-drive', argv)
 		self.assertEqual(argv[argv.index('-accel') + 1], 'kvm')
 		self.assertIn('hiblab.mode=probe', argv[argv.index('-append') + 1])
+
+
+class KernelCmdlineTest(unittest.TestCase):
+	CORRUPT = [s for s in lab_scenarios.SCENARIOS.values() if s.corrupt]
+
+	def test_the_local_lab_line_is_unchanged(self) -> None:
+		s = dataclasses.replace(lab_scenarios.SCENARIOS['corrupt-header'],
+					cmdline_restore='nosmt')
+		head = 'console=ttyS0 panic=-1 no_console_suspend loglevel=7 '
+		want = head + 'hiblab.mode=restore hiblab.pattern_mb=342 nosmt'
+		self.assertEqual(lab_qemu.kernel_cmdline(s, 'restore'), want)
+		self.assertEqual(lab_qemu.kernel_cmdline(s, 'restore',
+							 lava=False), want)
+		self.assertEqual(lab_qemu.kernel_cmdline(s, 'image'),
+				 head + 'hiblab.mode=image hiblab.pattern_mb=342')
+
+	def test_both_kernels_parameters_then_the_restore_kernel_s(self) -> None:
+		s = dataclasses.replace(lab_scenarios.SCENARIOS['no5lvl'],
+					cmdline_restore='nosmt')
+		head = 'console=ttyS0 panic=-1 no_console_suspend loglevel=7 '
+		self.assertEqual(lab_qemu.kernel_cmdline(s, 'image'), head +
+				 'hiblab.mode=image hiblab.pattern_mb=342 no5lvl')
+		self.assertEqual(lab_qemu.kernel_cmdline(s, 'restore'), head +
+				 'hiblab.mode=restore hiblab.pattern_mb=342 no5lvl '
+				 'nosmt')
+
+	def test_every_older_scenario_s_line_is_unchanged(self) -> None:
+		# cmdline came with the configuration scenarios; a scenario
+		# without it has the line it always had.
+		for s in lab_scenarios.SCENARIOS.values():
+			if s.cmdline:
+				continue
+			for mode in ('image', 'restore'):
+				with self.subTest(scenario=s.name, mode=mode):
+					line = lab_qemu.kernel_cmdline(s, mode)
+					extra = s.cmdline_restore if mode == 'restore' \
+						else ''
+					params = line.split(' loglevel=7 ', 1)[1]
+					self.assertEqual(params.split(' hiblab.')[-1]
+							 .split(' ', 1)[1:],
+							 [extra] if extra else [])
+
+	def test_lava_protocol_on_the_console_and_no_go(self) -> None:
+		s = lab_scenarios.SCENARIOS['offline-restore']
+		for mode in ('image', 'restore'):
+			local = lab_qemu.kernel_cmdline(s, mode)
+			head = 'loglevel=7 '
+			# The agent's lines are log records: no /dev/kmsg limit.
+			self.assertEqual(lab_qemu.kernel_cmdline(s, mode, lava=True),
+					 local.replace(head, head + 'printk.devkmsg=on ')
+					 + ' hiblab.proto=console hiblab.go=auto')
+
+	def test_lava_agent_damages_in_the_restore_boot_only(self) -> None:
+		# Every damage has a scenario (nocompress-corrupt shares
+		# corrupt-data's), and there is no other.
+		self.assertEqual({s.corrupt for s in self.CORRUPT},
+				 set(lab_swap.CORRUPTIONS))
+		for s in self.CORRUPT:
+			with self.subTest(scenario=s.name):
+				s = dataclasses.replace(s, cmdline_restore='nosmt')
+				image = lab_qemu.kernel_cmdline(s, 'image', lava=True)
+				restore = lab_qemu.kernel_cmdline(s, 'restore',
+								  lava=True)
+				self.assertNotIn('hiblab.damage', image)
+				self.assertIn(f' hiblab.damage={s.corrupt} ', restore)
+				# The scenario's kernel parameters stay last.
+				self.assertTrue(restore.endswith(' nosmt'))
+				local = lab_qemu.kernel_cmdline(s, 'restore')
+				self.assertNotIn('hiblab.damage', local)
+
+	def test_boot_argv_is_the_local_lab_s(self) -> None:
+		s = self.CORRUPT[0]
+		argv = lab_qemu.boot_argv(s, IMG, 'tcg', 'restore', Path('/c'),
+					  Path('/d'))
+		self.assertEqual(argv[argv.index('-append') + 1],
+				 lab_qemu.kernel_cmdline(s, 'restore'))
 
 
 if __name__ == '__main__':

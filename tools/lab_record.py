@@ -61,6 +61,8 @@ class VCpuRecord:
 	hlt_before: bool	# the instruction ending at pc is a HLT
 	# objdump lines around pc ('>' marks pc's), for people reading a report
 	code: Tuple[str, ...] = ()
+	cr4: Optional[int] = None	# CR4 of `info registers -a`; None: not
+					# listed (or a record made before CR4 was)
 
 
 @dataclasses.dataclass
@@ -114,7 +116,7 @@ class CycleRecord:
 	scenario: str
 	accel: str
 	boots: List[BootRecord]
-	corruption: Optional[Dict[str, object]] = None	# lab_swap.corrupt()
+	corruption: Optional[str] = None	# lab_swap.corrupt(), the agent's damaged
 	seconds: float = 0.0	# wall time of the whole run
 	error: str = ''		# a LabError that stopped the run
 

@@ -11,11 +11,19 @@ class Build:
 	"""A guest kernel: the tree under test, optionally changed for the lab."""
 	patch: str = ''		# qemu/variants/<patch>.patch on top of the tree
 	config: str = ''	# qemu/variants/<config>.config after guest.config
+	# The bases that need the change; on any other base the tree's own
+	# build is already this kernel (e.g. 7.3 always builds 5-level
+	# paging).  (): every base.
+	bases: Tuple[str, ...] = ()
 
 	@property
 	def name(self) -> str:
 		return '+'.join(n for n in (self.patch, self.config) if n) or \
 			'plain'
+
+	def on(self, base: str) -> 'Build':
+		"""The build that gives this kernel on a base."""
+		return self if not self.bases or base in self.bases else PLAIN
 
 
 PLAIN = Build()
@@ -26,6 +34,13 @@ MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online')
 # 6.12 with mainline's cpuhp_smt_enable() grafted on; 7.3 has the real code
 # (2066f00e5b2d), so offline-restore and maxcpus are the mainline case there.
 ONLY_6_12 = ('6.12',)
+# CONFIG_X86_5LEVEL=y: 6.12's guest config leaves it off; 7.3 has no such
+# option (5-level support is always built), so its plain build is this one.
+LA57 = Build(config='la57', bases=ONLY_6_12)
+PTI = Build(config='pti')
+DEBUG_PAGEALLOC = Build(config='debug-pagealloc')
+# Scenario.paging: the paging level both kernels must run.
+PAGING_LEVELS = (0, 4, 5)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +56,7 @@ class Scenario:
 	offline_image: str = ''		# CPUs offlined before hibernating
 	offline_restore: str = ''	# CPUs offlined in the restore kernel
 	online_after: str = ''		# CPUs onlined again after the resume
+	cmdline: str = ''		# extra parameters of both kernels
 	cmdline_restore: str = ''	# extra restore kernel parameters
 	hlt_proof: bool = True		# stop at swsusp_arch_resume, check vCPUs
 	cycles: int = 1			# hibernations in one image kernel's life
@@ -54,6 +70,11 @@ class Scenario:
 	build: Build = PLAIN		# the kernel that hibernates
 	restore_build: Optional[Build] = None	# None: the same kernel
 	bases: Tuple[str, ...] = ()	# the bases it runs on; (): every one
+	paging: int = 0			# 4 or 5: the level both kernels must
+					# prove they ran (0: no claim)
+	says: Tuple[str, ...] = ()	# console lines (substrings) both
+					# kernels must print: the configuration
+					# proven from the guest
 
 	@property
 	def restore(self) -> Build:
@@ -125,6 +146,41 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 swap_mb=256, save_fails='-28', hlt_proof=False),
 	Scenario('vcpus-2', '2 vCPUs', vcpus=2),
 	Scenario('vcpus-8', '8 vCPUs', vcpus=8),
+	Scenario('la57', '5-level paging in both kernels (6.12 built with '
+		 'X86_5LEVEL, 7.3 as built) on a CPU with LA57', build=LA57,
+		 paging=5),
+	Scenario('no5lvl', 'both kernels booted with no5lvl on a CPU with '
+		 'LA57: 4-level paging in a kernel built for 5', build=LA57,
+		 cmdline='no5lvl', paging=4),
+	Scenario('pti', 'page table isolation forced on (pti=on) in both '
+		 'kernels, on a CPU without PCID', build=PTI,
+		 # QEMU 7.2's TCG has no PCID at all ("TCG doesn't support
+		 # requested feature: CPUID.01H:ECX.pcid"); -pcid keeps the
+		 # scenario what it says under KVM too.
+		 cpu='max,vendor=GenuineIntel,-pcid', cmdline='pti=on',
+		 says=('Kernel/User page tables isolation: enabled',)),
+	Scenario('debug-pagealloc', 'DEBUG_PAGEALLOC on in both kernels (a '
+		 '4K direct map, freed pages unmapped) and the boot-time W+X '
+		 'check', build=DEBUG_PAGEALLOC,
+		 says=('x86/mm: Checked W+X mappings: passed',)),
+	Scenario('above-4g', '5.5 GiB: RAM on both sides of the 32-bit PCI '
+		 'hole, so the direct and identity maps have several ranges; '
+		 '512 MiB pattern', memory_mb=5632, pattern_mb=512, swap_mb=2048,
+		 says=('BIOS-e820: [mem 0x0000000100000000-',)),
+	Scenario('nocompress-corrupt', 'an uncompressed image '
+		 '(hibernate=nocompress) with one data page damaged between '
+		 'the boots: loaded unchecked (no CRC32 without compression) '
+		 'and restored; the page is not the pattern, no check sees it',
+		 # Measured on 6.12 and 7.3: load_image() (kernel/power/swap.c)
+		 # checks nothing for an uncompressed image, and corrupt='data'
+		 # hits the first swap map page's middle entry, which in an
+		 # uncompressed image of this size is a data page of a low
+		 # frame (past the ~190 PFN-list pages; pattern-check: 0 bad
+		 # words on both bases).
+		 # The cycle must restore: a kernel that starts refusing such
+		 # images (a CRC for nocompress) fails 'restored' here.
+		 cmdline='hibernate=nocompress', corrupt='data',
+		 says=('image data pages (',)),
 )}
 
 

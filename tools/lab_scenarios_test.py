@@ -19,6 +19,23 @@ class ScenarioTest(unittest.TestCase):
 				self.assertNotIn('0', cpus.split(','))
 			self.assertEqual(s.online_after, s.offline_image)
 
+	def test_a_variant_a_base_does_not_need_is_its_plain_build(self) -> None:
+		la57 = lab_scenarios.SCENARIOS['la57'].build
+		self.assertEqual(la57.on('6.12'), la57)
+		self.assertEqual(la57.on('7.3'), lab_scenarios.PLAIN)
+		pti = lab_scenarios.SCENARIOS['pti'].build
+		self.assertEqual(pti.on('7.3'), pti)
+
+	def test_paging_claims(self) -> None:
+		for s in lab_scenarios.SCENARIOS.values():
+			self.assertIn(s.paging, lab_scenarios.PAGING_LEVELS, s.name)
+			if s.paging:
+				# The level is proven from CR4 at the breakpoint.
+				self.assertTrue(s.hlt_proof and not s.refusal, s.name)
+		self.assertEqual(lab_scenarios.SCENARIOS['la57'].paging, 5)
+		no5lvl = lab_scenarios.SCENARIOS['no5lvl']
+		self.assertEqual((no5lvl.paging, no5lvl.cmdline), (4, 'no5lvl'))
+
 
 if __name__ == '__main__':
 	unittest.main()

@@ -8,6 +8,13 @@ commit never lands on the developer's topic.  The tools never send mail:
 b4 runs with sendemail.smtpserver=/bin/false and `b4 send -o DIR`, which
 only writes the messages.
 
+The mails are the sender's (git's user.name/user.email; judge_sender
+refuses a placeholder): the b4 branch is the topic rewritten with the
+sender as author of our own patches (a backport, whose message starts
+'commit <sha> upstream.', keeps its author), as committer, and with the
+sender's Signed-off-by after each patch's trailers.  make test rehearses
+with REHEARSAL_SENDER, its mails marked as not for sending.
+
 Stages stop the run at the first failure, with one line saying why:
 cover letter, recipients, checkpatch, per-commit builds, mails, round trip.
 
@@ -57,6 +64,140 @@ _TOTAL = re.compile(r'^total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?'
 _CP_FIRST_LINE = re.compile(r'^(?:ERROR|WARNING|CHECK):.*$', re.M)
 
 
+# The sender's identity.  The overlay and the topic branch keep a fixed
+# identity (commit.txt's Author:, so one overlay always gives the same
+# commit ids); the mails may not: b4 sends as git's user.name/user.email,
+# and every patch must carry that person's Signed-off-by.
+Identity = Tuple[str, str]	# (name, email)
+# What make test rehearses with on a machine that has no identity: an
+# address that cannot receive mail (RFC 2606 .invalid), and the mails are
+# written under REHEARSAL_DIR with REHEARSAL_PREFIX in their subjects.
+REHEARSAL_SENDER: Identity = ('Rehearsal Not-For-Sending',
+			      'rehearsal@hibernate-lab.invalid')
+REHEARSAL_DIR = 'rehearsal-not-for-sending'
+REHEARSAL_PREFIX = 'NOT-FOR-SENDING'
+# lab_base wrote this into the kernel tree's own config before the
+# identity mattered; a repository-local identity shadows the user's
+# global one, so make series drops it (see drop_import_identity).
+IMPORT_IDENTITY: Identity = ('hibernate-lab', 'hibernate-lab@invalid')
+_PLACEHOLDER_NAMES = {'hibernate lab', 'hibernate-lab'}
+# Reserved for documentation and tests (RFC 2606, RFC 6761): no person
+# receives mail there.
+_RESERVED_DOMAIN = re.compile(r'(^|\.)(example\.(com|net|org)|example|invalid|'
+			      r'test|localhost|localdomain)$', re.I)
+_SOB = re.compile(r'^Signed-off-by:\s*(.*?)\s*$', re.I)
+_TRAILER = re.compile(r'^(?:[A-Za-z0-9-]+:\s|\[|\s)')
+# A backport: the stable rules' first body line, either form.
+_UPSTREAM = re.compile(r'^(?:commit ([0-9a-f]{40}) upstream\.?|'
+		       r'\[ Upstream commit ([0-9a-f]{40}) \])\s*$', re.M)
+
+
+def format_identity(who: Identity) -> str:
+	"""'Name <email>' as a Signed-off-by line has it (no quoting)."""
+	return ' '.join(filter(None, (who[0], f'<{who[1]}>' if who[1] else '')))
+
+
+def placeholder_problem(who: Identity) -> str:
+	"""Why an identity cannot sign off a patch ('' when it can): empty,
+	not an address, the lab's own placeholder, or a domain reserved for
+	examples (example.org, *.invalid, ...)."""
+	name, addr = who[0].strip(), who[1].strip()
+	if not name and not addr:
+		return 'is not set'
+	if not name or not addr:
+		return 'has an empty ' + ('name' if not name else 'email')
+	if name.lower() in _PLACEHOLDER_NAMES or \
+	   addr.lower().startswith('hibernate-lab@'):
+		return 'is the placeholder'
+	domain = addr.rpartition('@')[2]
+	if '@' not in addr or not domain or '.' not in domain.strip('.'):
+		return f'has no real email address ({addr!r})'
+	if _RESERVED_DOMAIN.search(domain):
+		return f'has an address in {domain}, a domain reserved for examples'
+	return ''
+
+
+def judge_sender(who: Identity) -> Identity:
+	"""The sender, or a LabError that stops make series before anything
+	runs: mails signed off by a placeholder must not be prepared."""
+	problem = placeholder_problem(who)
+	if problem:
+		raise LabError(f'sender identity {format_identity(who)!r} '
+			       f'{problem}',
+			       'set git config --global user.name/user.email to '
+			       'yours (make series signs off every patch with it)')
+	return who
+
+
+def upstream_commit(message: str) -> str:
+	"""The mainline commit a backport's message names in its first
+	body line ('commit <sha> upstream.' or '[ Upstream commit <sha> ]'),
+	'' for our own patches."""
+	body = message.split('\n\n', 1)[1] if '\n\n' in message else ''
+	m = _UPSTREAM.match(body.lstrip('\n'))
+	return (m[1] or m[2]) if m else ''
+
+
+def sob_identity(line: str) -> Optional[Identity]:
+	m = _SOB.match(line)
+	return email.utils.parseaddr(m[1]) if m else None
+
+
+def sign_off(message: str, sender: Identity) -> str:
+	"""The message with the sender's Signed-off-by appended after its
+	trailers, unless the sender has signed off already; sign-offs by a
+	placeholder identity (the overlay's fixed one) are dropped, as no
+	person gave them."""
+	lines = [l for l in message.rstrip().split('\n')
+		 if not (sob_identity(l) and placeholder_problem(sob_identity(l)))]
+	while lines and not lines[-1].strip():
+		lines.pop()
+	signed = [w for w in map(sob_identity, lines) if w]
+	if any(w[1].lower() == sender[1].lower() for w in signed):
+		return '\n'.join(lines) + '\n'
+	last = '\n'.join(lines).rsplit('\n\n', 1)
+	in_trailers = len(last) == 2 and all(_TRAILER.match(l) for l in
+					     last[1].split('\n'))
+	sob = f'Signed-off-by: {format_identity(sender)}'
+	return '\n'.join(lines) + ('\n' if in_trailers else '\n\n') + sob + '\n'
+
+
+def mail_author(commit_author: Identity, message: str,
+		sender: Identity) -> Identity:
+	"""A patch's author in the mails: a backport keeps its original
+	author (the overlay's Author:), our own patches are the sender's."""
+	return commit_author if upstream_commit(message) else sender
+
+
+def read_git_sender(git: Git) -> Identity:
+	"""user.name and user.email as git sees them in the tree (and so in
+	its series worktree): the environment's GIT_CONFIG_*, the tree's
+	config, the user's global config and the system's.  The import's
+	placeholder in the tree's own config does not count (it shadowed the
+	user's; drop_import_identity removes it).  Reads only: make series
+	refuses a placeholder before it takes the cache lock."""
+	env = {'GIT_CONFIG_NOSYSTEM': '0'}
+	def get(key: str, imported: str) -> str:
+		out = git.run(['config', '--show-scope', '--get-all', key],
+			      env=env, check=False).decode()
+		values = [v for scope, _, v in (l.partition('\t') for l in
+						out.splitlines())
+			  if (scope, v) != ('local', imported)]
+		return values[-1].strip() if values else ''
+	return get('user.name', IMPORT_IDENTITY[0]), \
+		get('user.email', IMPORT_IDENTITY[1])
+
+
+def drop_import_identity(git: Git) -> None:
+	"""Removes the placeholder identity the base import used to write
+	into the tree's own config, which would shadow the user's (only
+	those exact values: anything else there is the user's)."""
+	for key, value in zip(('user.name', 'user.email'), IMPORT_IDENTITY):
+		if git.text(['config', '--local', '--get', key],
+			    check=False) == value:
+			git.run(['config', '--local', '--unset', key])
+
+
 @dataclasses.dataclass(frozen=True)
 class SeriesMutant:
 	"""A change that makes the series unfit to send, and where it stops.
@@ -86,6 +227,12 @@ class SeriesRequest:
 	# and 'kunit' (the guest config plus our KUnit suites).
 	configs: Tuple[str, ...] = ('guest', 'kunit')
 	mutant: Optional[SeriesMutant] = None
+	# Who sends the mails: author of our own patches, Signed-off-by on
+	# every one (judge_sender refuses a placeholder before the run).
+	# rehearsal: make test's run, with REHEARSAL_SENDER instead, in a
+	# worktree of its own and with the mails marked not for sending.
+	sender: Identity = ('', '')
+	rehearsal: bool = False
 
 
 # Records: what the processes did, nothing judged yet.
@@ -132,10 +279,17 @@ class BuildRun:
 
 @dataclasses.dataclass(frozen=True)
 class Mail:
-	"""The recipients of one mail `b4 send -o` wrote."""
+	"""The recipients of one mail `b4 send -o` wrote, and who it says
+	wrote and signed off the patch (addresses only)."""
 	name: str
 	to: Tuple[str, ...]
 	cc: Tuple[str, ...]
+	sender: str = ''	# From:
+	author: str = ''	# the body's From: line (b4 writes one when
+				# the author is not the sender), else sender
+	upstream: str = ''	# a backport's mainline commit
+	signoffs: Tuple[str, ...] = ()	# Signed-off-by:, in order
+	trailers: Tuple[str, ...] = ()	# every address in the trailers
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,10 +325,10 @@ def run_logged(argv: Sequence[str], cwd: Path, log: Path,
 	return Run(tuple(argv), rc, out, log, timed_out, timeout)
 
 
-def b4_env(author: Tuple[str, str],
+def b4_env(author: Identity,
 	   cover: Optional[Path] = None) -> Dict[str, str]:
-	"""b4's environment: the topic's author as the sender, a cover
-	letter commit, and a mail server that cannot send."""
+	"""b4's environment: the sender (author) as git's identity, a
+	cover letter commit, and a mail server that cannot send."""
 	config = [('user.name', author[0]),
 		  ('user.email', author[1]),
 		  # Never mail anything: -o only writes files, and a
@@ -267,12 +421,26 @@ def read_mail(path: Path) -> Mail:
 
 
 def parse_mail(name: str, data: bytes) -> Mail:
-	"""The To: and Cc: addresses of a mail, as b4 wrote them."""
+	"""The To: and Cc: addresses of a mail, as b4 wrote them, and the
+	sender, author and sign-offs of its commit message (the body up to
+	the '---' line)."""
 	msg = email.message_from_bytes(data, policy=email.policy.default)
 	def addrs(field: str) -> Tuple[str, ...]:
 		return tuple(a for _, a in email.utils.getaddresses(
 			msg.get_all(field, [])))
-	return Mail(name, addrs('To'), addrs('Cc'))
+	sender = (addrs('From') or ('',))[0]
+	body = msg.get_body(('plain',))
+	text = body.get_content() if body else ''
+	log = re.split(r'^---$', text, maxsplit=1, flags=re.M)[0]
+	author = re.match(r'From: *(.*)\n\n', log)
+	if author:
+		log = log[author.end():]
+	trailers = re.findall(r'^[A-Za-z0-9-]+: *(.*@.*)$', log, re.M)
+	return Mail(name, addrs('To'), addrs('Cc'), sender,
+		    email.utils.parseaddr(author[1])[1] if author else sender,
+		    upstream_commit('subject\n\n' + log),
+		    tuple(w[1] for w in map(sob_identity, log.splitlines()) if w),
+		    tuple(a for _, a in email.utils.getaddresses(trailers)))
 
 
 def objects_built_from(build: Path, sources: List[str]) -> List[str]:
@@ -464,21 +632,62 @@ def judge_build(b: BuildRun) -> List[Verdict]:
 			f'warning in {", ".join(b.touched) or "no .c file"}')]
 
 
-def judge_mail(mail: Mail, want: Set[str], me: str) -> Verdict:
-	"""A mail's To: and Cc: (except its author) must be exactly the
-	MAINTAINERS-notes block (want), and To: must not be empty."""
+def identity_error(mail: Mail, me: str) -> str:
+	"""'' when a patch mail is the sender's (me): From: the sender, the
+	sender's Signed-off-by once and last, and the sender as author
+	unless it is a backport, which keeps its original author: the one
+	who signed it off first."""
+	me = me.lower()
+	sobs = [a.lower() for a in mail.signoffs]
+	if mail.sender.lower() != me:
+		return f'From: {mail.sender or "nobody"}, not the sender {me}'
+	if sobs.count(me) != 1 or sobs[-1] != me:
+		return f'the sender\'s Signed-off-by ({me}) is there ' \
+			f'{sobs.count(me)} times' + (', not last' if me in sobs
+						     else '')
+	if not mail.upstream and mail.author.lower() != me:
+		return f'author {mail.author}, not the sender {me} (only a ' \
+			'backport keeps its author)'
+	if mail.upstream and mail.author.lower() != sobs[0]:
+		return f'a backport of {mail.upstream[:12]} by {mail.author}, ' \
+			f'not its original author {sobs[0]} (the first ' \
+			'Signed-off-by)'
+	return ''
+
+
+def judge_mail(mail: Mail, want: Set[str], me: str,
+	       named: Sequence[str] = ()) -> Verdict:
+	"""A mail's To: and Cc: must be exactly the MAINTAINERS-notes block
+	(want), but for the sender (me) and the people b4 adds from the
+	trailers: a patch's own, and on the cover letter every patch's
+	(named); To: must not be empty.  A patch mail must be the sender's
+	(identity_error)."""
 	name = f'series/mail/{mail.name[:4]}'
 	if not mail.to:
 		return Verdict(name, FAIL, 'no To: (b4 send refuses a series '
 			       'without recipients)')
-	got = {a.lower() for a in mail.to + mail.cc} - {me.lower()}
+	named = {a.lower() for a in tuple(mail.trailers) + tuple(named)} - want
+	got = {a.lower() for a in mail.to + mail.cc} - {me.lower()} - named
 	missing, extra = sorted(want - got), sorted(got - want)
 	if missing or extra:
 		return Verdict(name, FAIL, f'recipients differ from {NOTES_FILE}: '
 			       f'missing {", ".join(missing) or "none"}, extra '
 			       f'{", ".join(extra) or "none"}')
+	who = identity_error(mail, me) if not mail.name.startswith('0000-') \
+		else ''
+	if who:
+		return Verdict(name, FAIL, who)
 	return Verdict(name, PASS, f'{mail.name}: To: {", ".join(mail.to)}; '
 		       f'Cc: {", ".join(mail.cc)}')
+
+
+def judge_mails(mails: Sequence[Mail], want: Set[str],
+		me: str) -> List[Verdict]:
+	"""judge_mail of every mail; b4 copies the cover letter (0000) to
+	everyone a patch's trailers name."""
+	named = [a for m in mails for a in m.trailers]
+	return [judge_mail(m, want, me, named if m.name.startswith('0000-')
+			   else ()) for m in mails]
 
 
 def judge_round_trip(rt: RoundTrip) -> Verdict:
@@ -514,18 +723,20 @@ class Series:
 		self.req = req
 		self.progress = progress
 		self.verdicts: List[Verdict] = []
-		self.author = self._author()
-		# A mutant gets a worktree and branch of its own: the real
-		# series stays ready to send from worktrees/series-<base>.
-		suffix = '-mutant' if req.mutant else ''
+		self.sender = REHEARSAL_SENDER if req.rehearsal else \
+			judge_sender(req.sender)
+		# A mutant and make test's rehearsal get a worktree and branch
+		# of their own: the real series stays ready to send from
+		# worktrees/series-<base>.
+		suffix = '-mutant' if req.mutant else \
+			'-rehearsal' if req.rehearsal else ''
 		self.wt_path = lab_paths.worktree(req.cache, req.base_name,
 						  f'series{suffix}')
 		self.branch = SERIES_BRANCH + suffix
-
-	def _author(self) -> Tuple[str, str]:
-		name, addr = email.utils.parseaddr(self.req.tree.text(
-			['log', '-1', '--format=%an <%ae>', self.req.topic]))
-		return name, addr
+		# The rehearsal's patches and mails: under a directory that
+		# says what they are.
+		self.out = req.results / REHEARSAL_DIR if req.rehearsal \
+			else req.results
 
 	def log(self, name: str) -> Path:
 		return self.req.results / name
@@ -534,7 +745,7 @@ class Series:
 	       cover: Optional[Path] = None) -> str:
 		return judge_b4(run_logged(['b4'] + list(args), self.wt_path,
 					   self.log('b4.log'),
-					   b4_env(self.author, cover)), what)
+					   b4_env(self.sender, cover)), what)
 
 	def run(self) -> List[Verdict]:
 		req = self.req
@@ -569,7 +780,31 @@ class Series:
 		wt.run(['checkout', '-q', '-B', self.branch, req.topic])
 		if req.mutant:
 			self._insert_mutant(wt, req.mutant)
+		self._sign(wt)
 		return wt
+
+	def _sign(self, wt: Git) -> None:
+		"""Rewrites the b4 branch for the sender: author of our own
+		patches (a backport keeps its author), committer of all, and
+		their Signed-off-by after the trailers.  Trees are unchanged."""
+		commits = wt.text(['rev-list', '--reverse',
+				   f'{self.req.base}..HEAD']).split()
+		parent = self.req.base
+		for c in commits:
+			fields = wt.text(['log', '-1', '--format=%an%x00%ae%x00%aD%x00'
+					  '%cD%x00%T', c]).split('\0')
+			message = wt.run(['log', '-1', '--format=%B', c]).decode()
+			name, addr = mail_author((fields[0], fields[1]), message,
+						 self.sender)
+			env = {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': addr,
+			       'GIT_AUTHOR_DATE': fields[2],
+			       'GIT_COMMITTER_NAME': self.sender[0],
+			       'GIT_COMMITTER_EMAIL': self.sender[1],
+			       'GIT_COMMITTER_DATE': fields[3]}
+			parent = wt.text(['commit-tree', fields[4], '-p', parent,
+					  '-F', '-'], env=env, stdin=sign_off(
+						  message, self.sender).encode())
+		wt.run(['reset', '-q', '--hard', parent])
 
 	def _insert_mutant(self, wt: Git, m: SeriesMutant) -> None:
 		commits = self.req.tree.text(['rev-list', '--reverse',
@@ -578,10 +813,10 @@ class Series:
 		if not 1 <= m.after <= len(commits):
 			raise LabError(f'{m.path.name}: no step {m.after:04d} in a '
 				       f'series of {len(commits)}')
-		env = dict(os.environ, GIT_AUTHOR_NAME=self.author[0],
-			   GIT_AUTHOR_EMAIL=self.author[1],
-			   GIT_COMMITTER_NAME=self.author[0],
-			   GIT_COMMITTER_EMAIL=self.author[1])
+		env = dict(os.environ, GIT_AUTHOR_NAME=self.sender[0],
+			   GIT_AUTHOR_EMAIL=self.sender[1],
+			   GIT_COMMITTER_NAME=self.sender[0],
+			   GIT_COMMITTER_EMAIL=self.sender[1])
 		wt.run(['reset', '-q', '--hard', commits[m.after - 1]])
 		try:
 			wt.run(['apply', '--index', str(m.path)])
@@ -589,7 +824,7 @@ class Series:
 			raise LabError(f'series mutant {m.name} does not apply after '
 				       f'step {m.after:04d} ({e})') from e
 		wt.run(['commit', '-q', '-m', mutant_commit_message(
-			m, m.path.read_text(), self.author)], env=env)
+			m, m.path.read_text(), self.sender)], env=env)
 		for c in commits[m.after:]:
 			wt.run(['cherry-pick', '--allow-empty', c], env=env)
 
@@ -598,11 +833,14 @@ class Series:
 			      f'(branch {self.branch})')
 		self.b4(['prep', '-e', self.req.base], 'prep --enroll')
 		self.b4(['prep', '--edit-cover'], 'prep --edit-cover', cover)
+		if self.req.rehearsal:
+			self.b4(['prep', '--set-prefixes', REHEARSAL_PREFIX],
+				'prep --set-prefixes')
 		judge_auto_to_cc(self.b4(['prep', '--auto-to-cc'],
 					 'prep --auto-to-cc'))
 
 	def _format_patches(self) -> List[Path]:
-		out = self.req.results / 'patches'
+		out = self.out / 'patches'
 		shutil.rmtree(out, ignore_errors=True)
 		self.b4(['prep', '-p', str(out)], 'prep --format-patch')
 		patches = sorted(p for p in out.glob('*.patch')
@@ -637,7 +875,7 @@ class Series:
 		return True
 
 	def _send(self) -> List[Path]:
-		out = self.req.results / 'mails'
+		out = self.out / 'mails'
 		shutil.rmtree(out, ignore_errors=True)
 		self.b4(['send', '-o', str(out), '--no-sign'], 'send -o')
 		mails = sorted(out.glob('*.eml'))
@@ -646,8 +884,8 @@ class Series:
 		return mails
 
 	def _recipients(self, mails: List[Path], want: Set[str]) -> bool:
-		return self._judged([judge_mail(read_mail(m), want, self.author[1])
-				     for m in mails])
+		return self._judged(judge_mails([read_mail(m) for m in mails],
+						want, self.sender[1]))
 
 	def _round_trip(self, mails: List[Path]) -> None:
 		self.verdicts.append(judge_round_trip(self.run_am(mails)))
@@ -659,8 +897,8 @@ class Series:
 		req = self.req
 		am = prepare_worktree(req.tree, lab_paths.worktree(
 			req.cache, req.base_name, 'series-am'), req.base)
-		env = dict(os.environ, GIT_COMMITTER_NAME=self.author[0],
-			   GIT_COMMITTER_EMAIL=self.author[1])
+		env = dict(os.environ, GIT_COMMITTER_NAME=self.sender[0],
+			   GIT_COMMITTER_EMAIL=self.sender[1])
 		what, want = ('b4 branch', Git(self.wt_path).tree_of('HEAD')) \
 			if req.mutant else ('topic', req.tree.tree_of(req.topic))
 		rt = RoundTrip(req.base, what, want)

@@ -8,15 +8,20 @@ Where a capture is a whole `make series` run (test_data/series/6.12/, the
 6.12 series stage of a `make test`), the judges must give back the very
 verdict lines that run printed (its verdicts.json)."""
 
+import email.utils
 import json
+import os
 import re
 import tempfile
 import unittest
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
+from unittest import mock
 
+import lab_overlay
 import lab_paths
 import lab_series
+import lab_testing
 from lab_errors import LabError
 from lab_series import BuildRun, CheckpatchRun, Run
 from lab_verdict import FAIL, PASS, Verdict
@@ -25,6 +30,10 @@ DATA = Path(__file__).resolve().parent / 'test_data' / 'series'
 RUN = DATA / '6.12'			# make test's 6.12 series stage
 MADE = DATA / 'produced'		# real tools on real (damaged) inputs
 ME = 'hibernate-lab@example.org'	# the series' author, never a recipient
+SENDER = ('Jane Doe', 'jane.doe@kernel.org')	# the identity of IDENTITY's run
+IDENTITY = DATA / 'identity'		# a make series with a real-looking sender
+KIRILL = ('Kirill A. Shutemov', 'kirill.shutemov@linux.intel.com')
+F666 = 'f666c92090a41ac5524dade63ff96b3adcf8c2ab'
 
 
 def runs(log: Path, failed: Optional[Dict[int, int]] = None) -> List[Run]:
@@ -455,6 +464,257 @@ class HelperTest(unittest.TestCase):
 					       'trailing-whitespace\n\n'))
 		self.assertTrue(msg.endswith(f'\n\nSigned-off-by: Hibernate Lab '
 					     f'<{ME}>'))
+
+
+class IdentityTest(unittest.TestCase):
+	"""Whose the mails are: the sender's identity, never a placeholder;
+	the sender's Signed-off-by once; a backport keeps its author."""
+
+	def refusal(self, who: lab_series.Identity) -> str:
+		with self.assertRaises(LabError) as e:
+			lab_series.judge_sender(who)
+		self.assertEqual(str(e.exception).count('\n'), 0)
+		return str(e.exception)
+
+	def test_a_placeholder_identity_is_refused_in_one_line(self) -> None:
+		self.assertEqual(self.refusal(('Hibernate Lab', ME)),
+				 "sender identity 'Hibernate Lab <hibernate-lab@"
+				 "example.org>' is the placeholder: set git config "
+				 '--global user.name/user.email to yours (make '
+				 'series signs off every patch with it)')
+		self.assertIn("'' is not set: set git config",
+			      self.refusal(('', '')))
+		self.assertIn('has an empty email', self.refusal(('Jane', '')))
+		self.assertIn('has an empty name',
+			      self.refusal(('', 'jane@kernel.org')))
+		for addr in ('jane', 'root@localhost'):
+			self.assertIn('has no real email address',
+				      self.refusal(('Jane', addr)))
+		for addr in ('jane@example.com', 'jane@mail.example.net',
+			     'dev@a-seed.example', 'dev@host.localdomain',
+			     'jane@kernel.test', 'base-import@hibernate-lab.invalid'):
+			self.assertIn('a domain reserved for examples',
+				      self.refusal(('Jane Doe', addr)), addr)
+		self.assertIn('is the placeholder', self.refusal(
+			('Hibernate Lab', 'someone@kernel.org')))
+		self.assertIn('is the placeholder', self.refusal(
+			lab_series.IMPORT_IDENTITY))
+		# make test's rehearsal identity cannot prepare real mails.
+		self.assertIn('hibernate-lab.invalid', self.refusal(
+			lab_series.REHEARSAL_SENDER))
+
+	def test_a_person_is_accepted(self) -> None:
+		for who in (SENDER, KIRILL, ('Åsa Öberg', 'asa@oberg.se')):
+			self.assertEqual(lab_series.judge_sender(who), who)
+
+	def test_the_612_backport_keeps_its_author(self) -> None:
+		steps = lab_overlay.read_steps(lab_paths.overlay_dir(
+			lab_paths.REPO_ROOT, '6.12'))
+		authors = [lab_series.mail_author(
+			email.utils.parseaddr(s.author), s.message, SENDER)
+			for s in steps]
+		self.assertEqual(lab_series.upstream_commit(steps[0].message), F666)
+		self.assertEqual(authors, [KIRILL] + [SENDER] * (len(steps) - 1))
+		# 7.3 has f666c92090a4: no backport in its series.
+		self.assertEqual([lab_series.upstream_commit(s.message) for s in
+				  lab_overlay.read_steps(lab_paths.overlay_dir(
+					  lab_paths.REPO_ROOT, '7.3'))], [''] * 6)
+		self.assertEqual(lab_series.upstream_commit(
+			f's\n\n[ Upstream commit {F666} ]\n\nbody\n'), F666)
+		# Naming the commit later in the message is not a backport.
+		self.assertEqual(lab_series.upstream_commit(
+			f's\n\nbody\n\ncommit {F666} upstream.\n'), '')
+
+	def test_the_senders_signoff_is_added_once(self) -> None:
+		steps = lab_overlay.read_steps(lab_paths.overlay_dir(
+			lab_paths.REPO_ROOT, '6.12'))
+		sob = 'Signed-off-by: Jane Doe <jane.doe@kernel.org>'
+		for s in steps:
+			once = lab_series.sign_off(s.message, SENDER)
+			self.assertEqual(lab_series.sign_off(once, SENDER), once)
+			self.assertEqual(once.count(sob), 1, s.name)
+			self.assertTrue(once.endswith(f'\n{sob}\n'), s.name)
+			# The overlay's placeholder sign-off is no one's.
+			self.assertNotIn(ME, once)
+		# The backport: after its trailers and backporter's note, in
+		# the same block; its own sign-offs stay, in order.
+		backport = lab_series.sign_off(steps[0].message, SENDER)
+		self.assertRegex(backport, r'\nSigned-off-by: Kirill A. Shutemov '
+				 r'<kirill.shutemov@linux.intel.com>\n'
+				 r'Signed-off-by: Ingo Molnar <mingo@kernel.org>\n'
+				 r'(.+\n)+  blank lines .* are kept. \]\n' + sob + '\n$')
+		# A message the sender signed already (any case) keeps its one.
+		signed = 's\n\nbody\n\nSigned-off-by: Jane Doe <Jane.Doe@Kernel.org>\n'
+		self.assertEqual(lab_series.sign_off(signed, SENDER), signed)
+		# Prose last: the sign-off starts the trailer block.
+		self.assertEqual(lab_series.sign_off('s\n\nbody\n\n\n', SENDER),
+				 f's\n\nbody\n\n{sob}\n')
+		self.assertEqual(lab_series.sign_off(
+			's\n\nbody\n\nFixes: 0123456789ab ("x")\nSigned-off-by: '
+			f'Hibernate Lab <{ME}>\n', SENDER),
+			f's\n\nbody\n\nFixes: 0123456789ab ("x")\n{sob}\n')
+
+
+class SignTest(lab_testing.LabTestCase):
+	"""Series._sign on a tree: the b4 branch is the sender's, the
+	topic and its trees are left as they were."""
+
+	def commit(self, git, author: str, message: str) -> str:
+		path = git.worktree / 'arch/x86/mm/ident_map.c'
+		path.write_text(path.read_text() + 'int more;\n')
+		env = lab_overlay.identity_env(author, '2024-10-16T14:14:55+03:00')
+		git.run(['commit', '-q', '-a', '-F', '-'], stdin=message.encode(),
+			env=env)
+		return git.text(['rev-parse', 'HEAD'])
+
+	def test_the_b4_branch_is_the_senders(self) -> None:
+		tree = self.fake.build()
+		git = tree.git
+		git.run(['checkout', '-q', lab_overlay.TOPIC])
+		self.commit(git, 'Kirill A. Shutemov <kirill.shutemov@linux.'
+			    'intel.com>', f'x86/mm: Backport\n\ncommit {F666} '
+			    'upstream.\n\nWhy.\n\nSigned-off-by: Kirill A. '
+			    'Shutemov <kirill.shutemov@linux.intel.com>\n')
+		topic = self.commit(git, f'Hibernate Lab <{ME}>', 'x86/mm: Ours'
+				    f'\n\nWhy.\n\nSigned-off-by: Hibernate Lab '
+				    f'<{ME}>\n')
+		series = lab_series.Series(lab_series.SeriesRequest(
+			git, tree.base, topic, self.fake.cache, self.fake.repo,
+			self.root / 'results', 1, base_name='fake', sender=SENDER),
+			lab_testing.quiet)
+		wt = series._branch()
+		log = wt.text(['log', '--format=%an <%ae>|%cn <%ce>|%ad|%B%x00',
+			       '--date=iso-strict', f'{tree.base}..HEAD'])
+		ours, backport = [c.strip() for c in log.split('\0')[:2]]
+		self.assertEqual(ours, 'Jane Doe <jane.doe@kernel.org>|Jane Doe '
+				 '<jane.doe@kernel.org>|2024-10-16T14:14:55+03:00|'
+				 'x86/mm: Ours\n\nWhy.\n\nSigned-off-by: Jane Doe '
+				 '<jane.doe@kernel.org>')
+		self.assertTrue(backport.startswith(
+			'Kirill A. Shutemov <kirill.shutemov@linux.intel.com>|'
+			'Jane Doe <jane.doe@kernel.org>|'), backport)
+		self.assertTrue(backport.endswith(
+			'\nSigned-off-by: Kirill A. Shutemov <kirill.shutemov@'
+			'linux.intel.com>\nSigned-off-by: Jane Doe '
+			'<jane.doe@kernel.org>'), backport)
+		self.assertEqual(wt.tree_of('HEAD'), git.tree_of(topic))
+		self.assertEqual(git.rev(lab_overlay.TOPIC), topic)
+
+	def test_a_placeholder_sender_stops_before_anything_runs(self) -> None:
+		with self.assertRaisesRegex(LabError, 'is the placeholder'):
+			lab_series.Series(lab_series.SeriesRequest(
+				lab_series.Git(self.root), 'b', 't', self.root,
+				self.root, self.root / 'results', 1, base_name='x',
+				sender=('Hibernate Lab', ME)))
+		self.assertFalse((self.root / 'results').exists())
+
+	def test_git_config_is_the_sender(self) -> None:
+		tree = self.fake.build()
+		# The import's local identity, as trees imported before this
+		# change carry it, would shadow the user's.
+		tree.git.run(['config', 'user.name', 'hibernate-lab'])
+		tree.git.run(['config', 'user.email', 'hibernate-lab@invalid'])
+		home = self.root / 'home'
+		home.mkdir()
+		(home / '.gitconfig').write_text('[user]\n\tname = Jane Doe\n'
+						 '\temail = jane.doe@kernel.org\n')
+		with mock.patch.dict(os.environ, {'HOME': str(home),
+						  'XDG_CONFIG_HOME': str(home),
+						  'GIT_CONFIG_SYSTEM': os.devnull}):
+			os.environ.pop('GIT_CONFIG_GLOBAL', None)
+			self.assertEqual(lab_series.read_git_sender(tree.git), SENDER)
+		with mock.patch.dict(os.environ, {'HOME': str(self.root),
+						  'XDG_CONFIG_HOME': str(self.root),
+						  'GIT_CONFIG_SYSTEM': os.devnull}):
+			os.environ.pop('GIT_CONFIG_GLOBAL', None)
+			self.assertEqual(lab_series.read_git_sender(tree.git), ('', ''))
+		lab_series.drop_import_identity(tree.git)
+		self.assertEqual(tree.git.text(['config', '--local', '--get-regexp',
+						'^user'], check=False), '')
+		# A user's own local identity is theirs: kept.
+		tree.git.run(['config', 'user.email', 'me@kernel.org'])
+		lab_series.drop_import_identity(tree.git)
+		self.assertEqual(tree.git.text(['config', '--local', 'user.email']),
+				 'me@kernel.org')
+
+
+class IdentityMailTest(unittest.TestCase):
+	"""series/mail/NNNN on the mails of a real make series run with a
+	sender (test_data/series/identity/, see its README)."""
+
+	def mails(self) -> List[lab_series.Mail]:
+		return [lab_series.read_mail(m) for m in
+			sorted((IDENTITY / 'mails').glob('*.eml'))]
+
+	def want(self) -> set:
+		return lab_series.parse_recipients(
+			(IDENTITY / 'MAINTAINERS-notes').read_text(), '6.12')
+
+	def judge(self, mail: lab_series.Mail) -> Verdict:
+		return lab_series.judge_mail(mail, self.want(), SENDER[1])
+
+	def test_the_mails_are_the_senders_as_the_run_printed(self) -> None:
+		mails = self.mails()
+		checks = json.loads((IDENTITY / 'verdicts.json').read_text())
+		printed_ = [Verdict(c['name'], c['status'], c['detail']).line()
+			    for c in checks['checks']
+			    if c['name'].startswith('series/mail/')]
+		self.assertEqual(lines(lab_series.judge_mails(
+			mails, self.want(), SENDER[1])),
+			printed_[:len(mails)])
+		cover, backport, ours = mails
+		self.assertEqual((backport.sender, backport.author,
+				  backport.upstream, backport.signoffs),
+				 (SENDER[1], KIRILL[1], F666,
+				  (KIRILL[1], 'mingo@kernel.org', SENDER[1])))
+		self.assertEqual((ours.sender, ours.author, ours.upstream,
+				  ours.signoffs), (SENDER[1], SENDER[1], '',
+						   (SENDER[1],)))
+		# b4 copies the backport to the people its trailers name (and
+		# the cover letter to all of them): not MAINTAINERS-notes'.
+		self.assertIn('kai.huang@intel.com', backport.cc)
+		self.assertIn('kai.huang@intel.com', cover.cc)
+		self.assertNotIn('kai.huang@intel.com', ours.cc)
+		self.assertEqual(self.judge(cover).status, FAIL)
+
+	def damaged(self, n: int, old: str, new: str) -> lab_series.Mail:
+		path = next((IDENTITY / 'mails').glob(f'{n:04d}-*.eml'))
+		data = path.read_bytes()
+		self.assertIn(old.encode(), data)
+		return lab_series.parse_mail(path.name, data.replace(
+			old.encode(), new.encode(), 1))
+
+	def test_a_backport_under_the_senders_name_fails(self) -> None:
+		m = self.damaged(1, 'From: "Kirill A. Shutemov" <kirill.shutemov@'
+				 'linux.intel.com>\n\n', '')
+		self.assertEqual(self.judge(m).line(), 'FAIL series/mail/0001: a '
+				 'backport of f666c92090a4 by jane.doe@kernel.org, '
+				 'not its original author kirill.shutemov@linux.'
+				 'intel.com (the first Signed-off-by)')
+
+	def test_a_second_or_missing_signoff_fails(self) -> None:
+		sob = 'Signed-off-by: Jane Doe <jane.doe@kernel.org>\n'
+		self.assertEqual(self.judge(self.damaged(2, sob, sob * 2)).line(),
+				 "FAIL series/mail/0002: the sender's Signed-off-"
+				 'by (jane.doe@kernel.org) is there 2 times, not '
+				 'last')
+		self.assertIn('is there 0 times',
+			      self.judge(self.damaged(2, sob, '')).detail)
+
+	def test_our_patch_under_another_author_fails(self) -> None:
+		mailer = 'X-Mailer: b4 0.12.0\n\n'
+		m = self.damaged(2, mailer, f'{mailer}From: Hibernate Lab <{ME}>'
+				 '\n\n')
+		self.assertEqual(self.judge(m).line(), 'FAIL series/mail/0002: '
+				 f'author {ME}, not the sender jane.doe@kernel.org '
+				 '(only a backport keeps its author)')
+
+	def test_the_old_placeholder_mails_are_not_the_senders(self) -> None:
+		# The CI run's mails (test_data/series/6.12/), from before the
+		# sender: the placeholder's.
+		m = lab_series.read_mail(next((RUN / 'mails').glob('0001-*.eml')))
+		self.assertEqual(self.judge(m).line(), 'FAIL series/mail/0001: '
+				 f'From: {ME}, not the sender jane.doe@kernel.org')
 
 
 if __name__ == '__main__':

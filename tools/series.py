@@ -7,8 +7,10 @@ branch-overlay/cover-letter.txt, recipients from get_maintainer.pl checked
 against MAINTAINERS-notes), runs checkpatch --strict on every patch, builds
 every commit on its own (guest and KUnit configs, W=1 for the files it
 touches), writes the mails with `b4 send -o`, and checks that `git am` of
-those mails onto the pristine base gives the topic branch's tree.  Never
-sends mail.  One verdict line per check; everything else goes to
+those mails onto the pristine base gives the topic branch's tree.  The
+mails are the sender's: git's user.name/user.email (the author of our own
+patches, a Signed-off-by on every one); a placeholder identity is refused
+before anything runs.  Never sends mail.  One verdict line per check; everything else goes to
 results/series-<time>/ (patches/, mails/, logs, verdicts.json).
 """
 
@@ -21,6 +23,7 @@ import lab_cli
 import lab_overlay
 import lab_paths
 import lab_series
+from lab_git import Git
 
 
 def main(argv: list) -> int:
@@ -52,15 +55,23 @@ def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
 	base = lab_cli.pick_base(args.base)
 	mutant = read_mutant(args.mutant) if args.mutant else None
 	cache = session.cache
+	# Refused before the lock and before anything runs.
+	path = lab_paths.tree_dir(cache, base)
+	sender = lab_series.judge_sender(lab_series.read_git_sender(
+		Git(path if path.is_dir() else Path('/'))))
 	tree = session.topic(base)
+	# b4 send, run later from the series worktree, must see the user's
+	# identity too.
+	lab_series.drop_import_identity(tree.git)
 	results = session.results('series')
-	print(f'series: base {tree.pin.name}, results in {results}', flush=True)
+	print(f'series: base {tree.pin.name}, results in {results}, sender '
+	      f'{lab_series.format_identity(sender)}', flush=True)
 	session.leave(lab_cli.scratch_note(cache))
 	verdicts = lab_series.Series(lab_series.SeriesRequest(
 		tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), cache,
 		lab_paths.REPO_ROOT, results, args.jobs,
 		base_name=tree.pin.name, builds=not args.no_builds,
-		mutant=mutant),
+		mutant=mutant, sender=sender),
 		lambda s: print(s, flush=True)).run()
 	if not lab_cli.report(verdicts, results):
 		print(f'series: mails in {results / "mails"}; to send them: '

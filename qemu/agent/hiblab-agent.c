@@ -7,7 +7,8 @@
  * (ttyS1), which is the only interface to the host (tools/lab_protocol.py
  * parses it); ttyS0 carries only the kernel console, so kernel messages
  * never split a protocol line.  Each line is mirrored to the console for
- * context.
+ * context.  hiblab.proto=console (below) puts the protocol on the console
+ * alone.
  *
  * hiblab.mode=image    mkswap + swapon the disk, fill memory with a keyed
  *                      pattern (and a tmpfs file), start a worker per CPU,
@@ -18,11 +19,31 @@
  *                      hiblab.trace=1 enables power:suspend_resume first;
  *                      hiblab.churn=1 toggles CPUs while hibernating.
  * hiblab.mode=restore  report this kernel's layout, wait for "go" on the
- *                      console, then trigger the resume by writing the swap
- *                      device to /sys/power/resume, as initramfs resumers
- *                      do.  If that returns, there was no image.
+ *                      protocol channel, then trigger the resume by writing
+ *                      the swap device to /sys/power/resume, as initramfs
+ *                      resumers do.  If that returns, there was no image.
  * hiblab.mode=probe    say "probe-ok" and power off: the host's check that
  *                      this accelerator boots a guest at all.
+ *
+ * For a test farm such as LAVA, which has one serial console and no host
+ * step between the boots (the defaults are the local lab's):
+ *
+ * hiblab.proto=console the protocol goes to the console only, once per
+ *                      line, as kernel log records (/dev/kmsg): a line
+ *                      the agent wrote to the console itself could be cut
+ *                      by a printk (seen: "HIBLAB layout bo[ 4.19] PM:
+ *                      ..."), a record never is.  Needs printk.devkmsg=on,
+ *                      or /dev/kmsg's rate limit drops lines.  ttyS1 is
+ *                      not opened; "go" (without go=auto) is read from the
+ *                      console.  Default: uart.
+ * hiblab.go=auto       restore mode: resume right after "ready-to-resume"
+ *                      instead of waiting for "go".  Default: wait.
+ * hiblab.damage=signature|header|data
+ *                      restore mode: before "ready-to-resume", damage the
+ *                      image on the disk exactly as tools/lab_swap.py's
+ *                      corrupt() does from the host between the boots, and
+ *                      say "damaged".  No image to damage is a
+ *                      checker-error, never a verdict.
  *
  * The protocol: event (modes that send it): keys.  The same table is
  * tools/lab_protocol.py's EVENTS (its table_text()); lab_protocol_test
@@ -35,7 +56,7 @@
  * cpu (image,restore): cpu online ret
  * swap (image,restore): dev bytes ret
  * refused (image): reason
- * checker-error (image,restore,probe): what errno ret bytes
+ * checker-error (image,restore,probe): what errno ret bytes reason pages
  * workers (image): online
  * hibernating (image): round key bytes online
  * resumed (image): round ret
@@ -46,6 +67,7 @@
  * worker-stuck (image): cpu
  * workers-check (image): running stuck
  * done (image): -
+ * damaged (restore): what page offset bytes map_page pages
  * ready-to-resume (restore): dev
  * resuming (restore): -
  * no-image (restore): ret
@@ -72,8 +94,21 @@
 
 #define PROTO_TTY	"/dev/ttyS1"
 
+/*
+ * The image on the swap disk as kernel/power/swap.c writes it; the layout
+ * is documented in tools/lab_swap.py, whose constants have these names
+ * (lab_protocol_test checks that they agree).
+ */
+#define PAGE		4096
+#define HIBERNATE_SIG	"S1SUSPEND"
+#define SIG_OFFSET	4086	/* swsusp_header.sig in page 0 */
+#define IMAGE_OFFSET	4064	/* swsusp_header.image: first map page */
+#define MAGIC_OFFSET	24	/* header page: restore_data_record.magic */
+#define MAP_ENTRIES	511	/* swap_map_page.entries[] */
+
 static char cmdline[4096];
 static int proto_fd = 1;
+static bool on_console;		/* hiblab.proto=console: proto_fd is /dev/kmsg */
 static unsigned long long key;
 
 /* Shared with the workers: one counter per CPU, on its own cache line. */
@@ -163,7 +198,7 @@ static void say(const char *f, ...)
 	va_end(ap);
 	buf[n++] = '\n';
 	write(proto_fd, buf, n);
-	if (proto_fd != 1)
+	if (!on_console && proto_fd != 1)
 		write(1, buf, n);
 }
 
@@ -675,10 +710,115 @@ static void image_boot(void)
 	power_off();
 }
 
+static int disk_io(int fd, unsigned long long off, void *buf, int len,
+		   bool wr)
+{
+	int n;
+
+	if (lseek(fd, off, SEEK_SET) != (off_t)off)
+		return -errno;
+	n = wr ? write(fd, buf, len) : read(fd, buf, len);
+	return n == len ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/* Invert len bytes at off, as lab_swap's _flip() does. */
+static int flip(int fd, unsigned long long off, int len)
+{
+	unsigned char buf[16];
+	int i, ret = disk_io(fd, off, buf, len, false);
+
+	for (i = 0; i < len; i++)
+		buf[i] ^= 0xff;
+	return ret ? ret : disk_io(fd, off, buf, len, true);
+}
+
+static void damage_failed(const char *reason, int ret, int pages)
+{
+	say("checker-error what=damage reason=%s ret=%d pages=%d", reason,
+	    ret, pages);
+	power_off();
+}
+
+/*
+ * hiblab.damage: what the host's lab_swap.corrupt() does between the
+ * boots, done here for a farm with no host step.  The kernel reads the
+ * image with bios, past the page cache: fsync, and drop our cached copy.
+ */
+static void damage_image(const char *what)
+{
+	static unsigned char head[PAGE];
+	static unsigned long long map[PAGE / 8];
+	unsigned long long map_page, pages[MAP_ENTRIES], page, off;
+	int fd, i, n = 0, len, ret;
+
+	fd = open(SWAP_DEV, O_RDWR);
+	if (fd < 0)
+		damage_failed("open", -errno, 0);
+	ret = disk_io(fd, 0, head, PAGE, false);
+	if (ret)
+		damage_failed("io", ret, 0);
+	if (memcmp(head + SIG_OFFSET, HIBERNATE_SIG, sizeof(HIBERNATE_SIG) - 1))
+		damage_failed("no-signature", 0, 0);
+	memcpy(&map_page, head + IMAGE_OFFSET, sizeof(map_page));
+	ret = disk_io(fd, map_page * PAGE, map, PAGE, false);
+	if (ret)
+		damage_failed("io", ret, 0);
+	/* pages[0] is the header page, the rest are data pages. */
+	for (i = 0; i < MAP_ENTRIES; i++)
+		if (map[i])
+			pages[n++] = map[i];
+	if (n < 3)
+		damage_failed("short-map", 0, n);
+
+	if (!strcmp(what, "signature")) {
+		page = 0;
+		off = SIG_OFFSET;
+		len = 10;
+		ret = disk_io(fd, off, "DAMAGED\0\0\0", len, true);
+	} else if (!strcmp(what, "header")) {
+		page = pages[0];
+		off = page * PAGE + MAGIC_OFFSET;
+		len = 8;
+		ret = flip(fd, off, len);
+	} else {
+		/* data_pages[len(data_pages) // 2] */
+		page = pages[1 + (n - 1) / 2];
+		off = page * PAGE + PAGE / 2;
+		len = 16;
+		ret = flip(fd, off, len);
+	}
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (ret)
+		damage_failed("io", ret, n);
+	ioctl(fd, BLKFLSBUF, 0);
+	close(fd);
+	say("damaged what=%s page=%llu offset=%llu bytes=%d map_page=%llu "
+	    "pages=%d", what, page, off, len, map_page, n);
+}
+
 static void restore_boot(void)
 {
+	/* lab_swap.CORRUPTIONS */
+	static const char * const damages[] = { "signature", "header", "data" };
+	const char *p = param("damage"), *damage = NULL;
 	char dev[32], go[16];
-	int n, ret;
+	bool go_auto;
+	int i, n, ret;
+
+	for (i = 0; p && i < 3; i++)
+		if (!strcmp(p, damages[i]))
+			damage = damages[i];
+	if (p && !damage) {
+		say("checker-error what=unknown-damage");
+		power_off();
+	}
+	p = param("go");
+	go_auto = p && !strcmp(p, "auto");
+	if (p && !go_auto && strcmp(p, "wait")) {
+		say("checker-error what=unknown-go");
+		power_off();
+	}
 
 	report_layout("restore");
 	set_cpus(param("offline_restore"), "0");
@@ -688,9 +828,13 @@ static void restore_boot(void)
 	}
 	if (strchr(dev, '\n'))
 		*strchr(dev, '\n') = '\0';
+	if (damage)
+		damage_image(damage);
 	say("ready-to-resume dev=%s", dev);
-	n = read(proto_fd, go, sizeof(go) - 1);
-	go[n > 0 ? n : 0] = '\0';
+	if (!go_auto) {
+		n = read(on_console ? 0 : proto_fd, go, sizeof(go) - 1);
+		go[n > 0 ? n : 0] = '\0';
+	}
 	say("resuming");
 	ret = write_file("/sys/power/resume", dev);
 	/*
@@ -705,6 +849,7 @@ static void restore_boot(void)
 
 int main(void)
 {
+	bool bad_proto;
 	const char *mode;
 
 	mkdir("/proc", 0755);
@@ -716,12 +861,21 @@ int main(void)
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mount("tmpfs", "/tmp", "tmpfs", 0, "size=64m");
 	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	proto_fd = open(PROTO_TTY, O_RDWR | O_NOCTTY);
+	mode = param("proto");
+	on_console = mode && !strcmp(mode, "console");
+	bad_proto = mode && !on_console && strcmp(mode, "uart");
+	/* On the console, each line is one kernel log record, written once. */
+	proto_fd = on_console ? open("/dev/kmsg", O_WRONLY) :
+		   open(PROTO_TTY, O_RDWR | O_NOCTTY);
 	if (proto_fd < 0)
 		proto_fd = 1;
 
 	mode = param("mode");
 	say("hello mode=%s", mode ? mode : "none");
+	if (bad_proto) {
+		say("checker-error what=unknown-proto");
+		power_off();
+	}
 	if (mode && !strcmp(mode, "image"))
 		image_boot();
 	else if (mode && !strcmp(mode, "restore"))
