@@ -2,7 +2,8 @@
 """Every check name a mutant may give as Killed-by: or Stops-at:.
 
 Names are built where the checks are: KUnit suites from the base's series
-(kunit/<suite>), the static checks (lab_static.NAMES), the lab's cycle
+(kunit/<suite>, and kunit-la57/<suite> for the same kernel booted with
+5-level paging), the static checks (lab_static.NAMES), the lab's cycle
 checks (lab/<scenario>/[cycle<N>/]<check>, lab_judge.CHECKS over the base's
 scenarios), and the series stages (series/<stage>/<step>).  A mutant naming
 anything else could never be killed, so it is refused before anything is
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import List, Set
 
 import lab_judge
+import lab_kunit
 import lab_paths
 import lab_scenarios
 import lab_static
@@ -55,7 +57,9 @@ def series_checks(repo: Path, base: str) -> Set[str]:
 
 
 def known(repo: Path, base: str) -> Set[str]:
-	return {f'kunit/{s}' for s in kunit_suites(repo, base)} | \
+	suites = kunit_suites(repo, base)
+	return {f'{k}/{s}' for s in suites
+		for k in ('kunit', lab_kunit.LA57_PREFIX)} | \
 		set(lab_static.NAMES) | lab_checks(base) | \
 		series_checks(repo, base)
 

@@ -132,9 +132,8 @@ def check_overlay_roundtrip(ctx: Context) -> Verdict:
 # (verdict prefix, extra kunit_tool options, whether a skip is acceptable)
 KUNIT_RUNS = (
 	('kunit', [], True),
-	# TCG's "max" CPU has LA57: the same kernel boots with 5-level paging,
-	# so the 5-level case, which skips in the first run, must run here.
-	('kunit-la57', ['--qemu_args=-cpu max'], False),
+	# The 5-level case, which skips in the first run, must run here.
+	(lab_kunit.LA57_PREFIX, lab_kunit.LA57_OPTIONS, False),
 )
 
 

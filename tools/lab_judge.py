@@ -140,10 +140,13 @@ def address_level(addr: int) -> int:
 
 
 def paging(name: str, want: int, cpus: Optional[List[VCpuRecord]],
-	   image: Dict[str, int], restore: Dict[str, int]) -> Verdict:
-	"""Both kernels ran the paging level the scenario claims: the
-	restore kernel's CR4.LA57 at the breakpoint (when one was armed) and
-	both kernels' page_offset_base."""
+	   image: Dict[str, int], restore: Dict[str, int],
+	   want_restore: int = 0) -> Verdict:
+	"""Both kernels ran the paging level the scenario claims (want; the
+	restore kernel want_restore if set): the restore kernel's CR4.LA57 at
+	the breakpoint (when one was armed) and both kernels'
+	page_offset_base."""
+	want_restore = want_restore or want
 	got, ok = [], True
 	if cpus is not None:
 		at = next((c for c in cpus if c.symbol.startswith(
@@ -154,21 +157,23 @@ def paging(name: str, want: int, cpus: Optional[List[VCpuRecord]],
 			got.append('no CR4 of the vCPU at swsusp_arch_resume')
 		else:
 			la57 = bool(at.cr4 & CR4_LA57)
-			ok = ok and (5 if la57 else 4) == want
+			ok = ok and (5 if la57 else 4) == want_restore
 			got.append(f'CR4={at.cr4:#x} ({"LA57" if la57 else "no LA57"})'
 				   f' on CPU{at.cpu} at swsusp_arch_resume')
 	bases = []
-	for kernel, lay in (('image', image), ('restore', restore)):
+	for kernel, lay, level_wanted in (('image', image, want),
+					  ('restore', restore, want_restore)):
 		pob = lay.get('page_offset_base', 0)
 		level = address_level(pob)
-		ok = ok and level == want
+		ok = ok and level == level_wanted
 		bases.append(f'{pob:#x} ({kernel}, ' +
 			     (f'{level}-level range)' if level else
 			      'not a kernel address)'))
 	got.append('page_offset_base ' + ' -> '.join(bases))
-	return check(name, ok, (f'{want}-level: ' if ok else
-				f'want {want}-level paging, got: ') +
-		     ', '.join(got))
+	claim = f'{want}-level' if want == want_restore else \
+		f'{want}-level image, {want_restore}-level restore kernel'
+	return check(name, ok, (f'{claim}: ' if ok else
+				f'want {claim} paging, got: ') + ', '.join(got))
 
 
 def says(name: str, needles: Tuple[str, ...], image: BootRecord,
@@ -281,13 +286,22 @@ def judge_image_boot(s: Scenario, boot: BootRecord) -> Judged:
 	return saved(prefix(s, 1) + 'image-saved', boot, events)
 
 
-def judge_refused_boot(s: Scenario, boot: BootRecord) -> List[Verdict]:
+def judge_refused_boot(s: Scenario, boot: BootRecord, image: BootRecord
+		       ) -> List[Verdict]:
 	"""The restore kernel must refuse the image and boot fresh."""
 	e = ready_event(boot)
 	if e is None or e.name != 'ready-to-resume':
 		return [fail_with_tail('restore-boot', 'agent not ready to resume',
 				       boot)]
 	lines, events, rc = boot.console, boot.events(), boot.exit_code
+	v = []
+	if s.paging:
+		try:
+			v.append(paging('paging', s.paging, None,
+					layout(image.events(), 'image'),
+					layout(events, 'restore'), s.paging_restore))
+		except LabError as err:
+			return [Verdict('cycle', FAIL, str(err))]
 	needles = [n.lower() for n in s.refusal.split('|')]
 	hit = next((l.strip() for l in lines
 		    if any(n in l.lower() for n in needles)), '')
@@ -297,15 +311,15 @@ def judge_refused_boot(s: Scenario, boot: BootRecord) -> List[Verdict]:
 			'started no resume'
 	ni = lab_protocol.first(events, 'no-image')
 	if lab_protocol.first(events, 'resumed'):
-		return [check('refused', False, 'the image was restored: the '
+		return v + [check('refused', False, 'the image was restored: the '
 			      f'kernel did not refuse it (wanted "{s.refusal}")')]
 	if ni is None or rc is None:
-		return [fail_with_tail('refused', 'the restore boot neither '
+		return v + [fail_with_tail('refused', 'the restore boot neither '
 				       'refused the image nor resumed (qemu exit '
 				       f'{rc})', boot)]
 	found = lab_protocol.splats(lines)
 	sw = [e for e in events if e.name == 'swap']
-	return [check('refused', bool(hit), (hit or f'no message of '
+	return v + [check('refused', bool(hit), (hit or f'no message of '
 					     f'"{s.refusal}"') +
 		      f'; resume returned {ni.get("ret")}'),
 		check('fresh-boot', rc == 0 and not found, found[0] if found
@@ -345,7 +359,8 @@ def judge_restore_boot(s: Scenario, boot: BootRecord, n: int,
 	if boot.vcpus is not None:
 		v.append(parking(pre + 'hlt-parking', boot.vcpus, s.vcpus))
 	if s.paging:
-		v.append(paging(pre + 'paging', s.paging, boot.vcpus, there, here))
+		v.append(paging(pre + 'paging', s.paging, boot.vcpus, there, here,
+				s.paging_restore))
 	if s.says:
 		v.append(says(pre + 'configured', s.says, image, boot))
 	if lab_protocol.first(events, 'no-image'):
@@ -385,7 +400,7 @@ def judge_cycle(s: Scenario, record: CycleRecord) -> List[Verdict]:
 		rest = boots[1:boots_wanted(s)] if ok else []
 		for n, boot in enumerate(rest, 1):
 			if s.refusal:
-				verdicts += judge_refused_boot(s, boot)
+				verdicts += judge_refused_boot(s, boot, boots[0])
 				break
 			got, ok = judge_restore_boot(s, boot, n, boots[0])
 			verdicts += got

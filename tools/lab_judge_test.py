@@ -127,6 +127,48 @@ class CapturedCycleTest(unittest.TestCase):
 		self.assertEqual(set(statuses(v).values()), {PASS})
 		self.assertIn('4-level: CR4=0x350eb0 (no LA57)', v['paging'].detail)
 
+	def test_a_paging_mode_change_is_refused_each_level_proven(self
+								   ) -> None:
+		# 6.12 + the paging-levels patch: each kernel's level from its
+		# page_offset_base (no gdb stop in a refusal), then the refusal.
+		v = judged('6.12-paging-5-to-4')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertEqual(v['paging'].detail,
+				 '5-level image, 4-level restore kernel: '
+				 'page_offset_base 0xff3985b240000000 (image, 5-level '
+				 'range) -> 0xffff8fa400000000 (restore, 4-level '
+				 'range)')
+		self.assertIn('Hibernate image uses 5-level paging, but this '
+			      'kernel uses 4-level paging', v['refused'].detail)
+		v = judged('6.12-paging-4-to-5')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertRegex(v['paging'].detail, r'^4-level image, 5-level '
+				 r'restore kernel: .*\(restore, 5-level range\)$')
+
+	def test_without_the_level_check_the_guest_resets_silently(self
+								   ) -> None:
+		# mutant header-pgtable-levels-check-removed: the image is read,
+		# the non-boot CPUs go down, then QEMU exits 0 (a reset under
+		# -no-reboot) without a word; the verdict quotes that tail.
+		v = judged('6.12-paging-levels-check-removed')
+		self.assertEqual(statuses(v), {'image-saved': PASS,
+					       'paging': PASS, 'refused': FAIL})
+		self.assertIn('neither refused the image nor resumed (qemu exit '
+			      '0); console tail: ', v['refused'].detail)
+		self.assertIn('smpboot: CPU 1 is now offline', v['refused'].detail)
+
+	def test_a_refusal_run_judged_as_the_other_direction_fails(self
+								   ) -> None:
+		# The 5-to-4 run under the 4-to-5 claim: both kernels' levels
+		# and the refusal message are wrong for it.
+		record = lab_record.load(CYCLES / '6.12-paging-5-to-4')
+		v = {x.name: x for x in lab_judge.judge_cycle(
+			lab_scenarios.SCENARIOS['paging-4-to-5'], record)}
+		self.assertEqual(v['paging'].status, FAIL)
+		self.assertTrue(v['paging'].detail.startswith(
+			'want 4-level image, 5-level restore kernel paging, got: '))
+		self.assertEqual(v['refused'].status, FAIL)
+
 	def test_a_record_without_cr4_proves_no_level(self) -> None:
 		# 6.12-smoke predates CR4 in the record.
 		record = lab_record.load(CYCLES / '6.12-smoke')

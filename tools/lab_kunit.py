@@ -23,6 +23,10 @@ from lab_verdict import FAIL, PASS, SKIP, Verdict
 
 KUNITCONFIG_DIR = lab_paths.REPO_ROOT / 'kunit'
 SUBCOMMANDS = ('run', 'config', 'build', 'exec', 'parse')
+# TCG's "max" CPU has LA57: the same KUnit kernel then boots with 5-level
+# paging, and the 5-level paths (and cases that skip with 4) run.
+LA57_PREFIX = 'kunit-la57'
+LA57_OPTIONS = ['--qemu_args=-cpu max']
 
 
 def kunitconfigs(directory: Path = KUNITCONFIG_DIR) -> List[Path]:

@@ -106,9 +106,17 @@ class GauntletRequest:
 	jobs: int
 
 
+def needs_la57(mutants: List[Mutant]) -> bool:
+	"""A Killed-by: names a check of the 5-level KUnit boot."""
+	return any(c.startswith(lab_kunit.LA57_PREFIX + '/')
+		   for m in mutants for c in m.killed_by)
+
+
 def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
-		  build_dir: Path) -> Tuple[bool, List[Verdict]]:
-	"""Builds and boots the worktree's KUnit kernel: (built, verdicts)."""
+		  build_dir: Path, la57: bool = False
+		  ) -> Tuple[bool, List[Verdict]]:
+	"""Builds and boots the worktree's KUnit kernel: (built, verdicts);
+	la57: boots it a second time with 5-level paging."""
 	common = ['--arch=x86_64', f'--build_dir={build_dir}']
 	logs = req.results / label
 	logs.mkdir(parents=True, exist_ok=True)
@@ -120,6 +128,13 @@ def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 	_, verdicts = lab_kunit.run_kunit(lab_kunit.KunitRun(
 		wt.worktree, req.cache, req.base, logs, logs / 'exec.log',
 		['exec'] + common, req.jobs))
+	if la57:
+		_, more = lab_kunit.run_kunit(lab_kunit.KunitRun(
+			wt.worktree, req.cache, req.base, logs / 'la57',
+			logs / 'exec-la57.log', ['exec'] + common +
+			lab_kunit.LA57_OPTIONS, req.jobs), lab_kunit.LA57_PREFIX,
+			False)
+		verdicts += more
 	# The KUnit kernel has HIBERNATION=y: the static checks read it too.
 	static = lab_static.run_all(build_dir / 'vmlinux', logs / 'static')
 	(logs / 'static.txt').write_text(''.join(v.line() + '\n'
@@ -175,7 +190,8 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 	# Fixed once: every mutant builds incrementally in the same directory.
 	build_dir = lab_kunit.check_build_dir(req.cache, req.base)
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
-	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir)
+	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir,
+					needs_la57(mutants))
 	if not built:
 		return [Verdict('mutant-baseline', FAIL, 'the unmutated branch '
 				f'does not build (see {req.results / "baseline"})')], []
@@ -188,7 +204,8 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		progress(f'mutants: [{n}/{len(mutants)}] {m.name}')
 		wt = prepare_worktree(req.tree, wt_path, req.commit)
 		apply(wt, m)
-		built, verdicts = _kunit_checks(req, wt, m.name, build_dir)
+		built, verdicts = _kunit_checks(req, wt, m.name, build_dir,
+						needs_la57([m]))
 		lab = _lab_scenarios([m])
 		if built and lab:
 			try:

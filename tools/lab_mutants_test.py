@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The gauntlet: mutant files, verdicts and the kill matrix."""
 
+import re
 import subprocess
 import tempfile
 import unittest
@@ -98,8 +99,8 @@ class MutantTest(LabTestCase):
 		series = self.series_paths('6.12')
 		broken = {
 			'git apply cannot read it: .*corrupt patch':
-				text.replace('@@ -105,7 +105,7 @@',
-					     '@@ -105,9 +105,7 @@'),
+				re.sub(r'@@ -(\d+),7 \+(\d+),7 @@',
+				       r'@@ -\1,9 +\2,7 @@', text, count=1),
 			'changes no code': text.replace(
 				'+\trdr->cr3 = restore_cr3;',
 				'+\trdr->cr3  =  restore_cr3 & ~CR3_PCID_MASK;'),
@@ -121,6 +122,17 @@ class MutantTest(LabTestCase):
 			m = lab_mutants.parse_mutant(self.write('broken', bad))
 			self.assertRegex('\n'.join(self.mutant_problems(m, series)),
 					 why)
+
+	def test_the_5_level_kunit_boot_only_where_a_mutant_names_it(self
+								   ) -> None:
+		mutants = {m.name: m for m in lab_mutants.read_mutants(
+			lab_paths.mutant_dir(lab_paths.REPO_ROOT, '6.12'))}
+		self.assertTrue(lab_mutants.needs_la57(
+			[mutants['ident-map-5level-link-after-fill']]))
+		self.assertFalse(lab_mutants.needs_la57(
+			[mutants['header-cr3-pcid-kept']]))
+		# The gauntlet's baseline boots it when any mutant needs it.
+		self.assertTrue(lab_mutants.needs_la57(list(mutants.values())))
 
 	def test_malformed_mutant_is_named(self) -> None:
 		path = self.write('bad', 'Revives: x\n\nno diff here\n')

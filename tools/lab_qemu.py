@@ -57,6 +57,8 @@ def kernel_cmdline(s: Scenario, mode: str, lava: bool = False) -> str:
 		('damage', s.corrupt if lava and mode == 'restore' else '')
 		) if v]
 	extra = [s.cmdline] if s.cmdline else []
+	if mode == 'image' and s.cmdline_image:
+		extra.append(s.cmdline_image)
 	if mode == 'restore' and s.cmdline_restore:
 		extra.append(s.cmdline_restore)
 	# The agent's lines are kernel log records then: no rate limit.

@@ -81,6 +81,12 @@ class KernelCmdlineTest(unittest.TestCase):
 				 'hiblab.mode=restore hiblab.pattern_mb=342 no5lvl '
 				 'nosmt')
 
+	def test_image_kernel_parameters_only_in_the_image_boot(self) -> None:
+		s = lab_scenarios.SCENARIOS['paging-4-to-5']
+		self.assertTrue(lab_qemu.kernel_cmdline(s, 'image')
+				.endswith(' no5lvl'))
+		self.assertNotIn('no5lvl', lab_qemu.kernel_cmdline(s, 'restore'))
+
 	def test_every_older_scenario_s_line_is_unchanged(self) -> None:
 		# cmdline came with the configuration scenarios; a scenario
 		# without it has the line it always had.
@@ -91,7 +97,7 @@ class KernelCmdlineTest(unittest.TestCase):
 				with self.subTest(scenario=s.name, mode=mode):
 					line = lab_qemu.kernel_cmdline(s, mode)
 					extra = s.cmdline_restore if mode == 'restore' \
-						else ''
+						else s.cmdline_image
 					params = line.split(' loglevel=7 ', 1)[1]
 					self.assertEqual(params.split(' hiblab.')[-1]
 							 .split(' ', 1)[1:],

@@ -57,6 +57,7 @@ class Scenario:
 	offline_restore: str = ''	# CPUs offlined in the restore kernel
 	online_after: str = ''		# CPUs onlined again after the resume
 	cmdline: str = ''		# extra parameters of both kernels
+	cmdline_image: str = ''		# extra image kernel parameters
 	cmdline_restore: str = ''	# extra restore kernel parameters
 	hlt_proof: bool = True		# stop at swsusp_arch_resume, check vCPUs
 	cycles: int = 1			# hibernations in one image kernel's life
@@ -72,6 +73,7 @@ class Scenario:
 	bases: Tuple[str, ...] = ()	# the bases it runs on; (): every one
 	paging: int = 0			# 4 or 5: the level both kernels must
 					# prove they ran (0: no claim)
+	paging_restore: int = 0		# the restore kernel's, if it differs
 	says: Tuple[str, ...] = ()	# console lines (substrings) both
 					# kernels must print: the configuration
 					# proven from the guest
@@ -152,6 +154,17 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 	Scenario('no5lvl', 'both kernels booted with no5lvl on a CPU with '
 		 'LA57: 4-level paging in a kernel built for 5', build=LA57,
 		 cmdline='no5lvl', paging=4),
+	# An image's page tables work only at the depth they were built for,
+	# and a restore kernel cannot switch the depth on the way into them.
+	Scenario('paging-5-to-4', 'the image kernel runs 5-level paging, '
+		 'the restore kernel is booted with no5lvl: the image is refused',
+		 build=LA57, cmdline_restore='no5lvl', paging=5,
+		 paging_restore=4, hlt_proof=False,
+		 refusal='Hibernate image uses 5-level paging'),
+	Scenario('paging-4-to-5', 'the image kernel is booted with no5lvl, '
+		 'the restore kernel runs 5-level paging: the image is refused',
+		 build=LA57, cmdline_image='no5lvl', paging=4, paging_restore=5,
+		 hlt_proof=False, refusal='Hibernate image uses 4-level paging'),
 	Scenario('pti', 'page table isolation forced on (pti=on) in both '
 		 'kernels, on a CPU without PCID', build=PTI,
 		 # QEMU 7.2's TCG has no PCID at all ("TCG doesn't support
