@@ -210,25 +210,17 @@ int kernel_ident_mapping_init(struct x86_mapping_info *info, pgd_t *pgd_page,
 		p4d = (p4d_t *)info->alloc_pgt_page(info->context);
 		if (!p4d)
 			return -ENOMEM;
-		if (pgtable_l5_enabled()) {
-			/* As in ident_p4d_init(): link first, so it can be freed. */
-			set_pgd(pgd, __pgd(__pa(p4d) | info->kernpg_flag | _PAGE_NOPTISHADOW));
-			result = ident_p4d_init(info, p4d, addr, next);
-			if (result)
-				return result;
-		} else {
-			/*
-			 * With p4d folded, pgd is equal to p4d.
-			 * The pgd entry has to point to the pud page table in this case.
-			 */
-			pud_t *pud;
 
-			result = ident_p4d_init(info, p4d, addr, next);
-			if (result)
-				return result;
-			pud = pud_offset(p4d, 0);
-			set_pgd(pgd, __pgd(__pa(pud) | info->kernpg_flag | _PAGE_NOPTISHADOW));
-		}
+		/*
+		 * Only reached with 5-level paging: with 4-level paging the
+		 * P4D level is folded into the PGD and pgd_present() is always
+		 * true.  As in ident_p4d_init(), link the new table first.
+		 */
+		set_pgd(pgd, __pgd(__pa(p4d) | info->kernpg_flag | _PAGE_NOPTISHADOW));
+
+		result = ident_p4d_init(info, p4d, addr, next);
+		if (result)
+			return result;
 	}
 
 	return 0;

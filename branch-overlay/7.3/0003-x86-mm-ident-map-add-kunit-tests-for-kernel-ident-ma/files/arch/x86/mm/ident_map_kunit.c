@@ -14,6 +14,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pgtable.h>
+#include <linux/sizes.h>
 #include <asm/init.h>
 
 #define TEST_MAX_PAGES	64
@@ -59,6 +60,17 @@ static void test_free_page(void *page, void *context)
 		}
 	}
 	ta->nr_bad_free++;
+}
+
+/* Whether @pa is a page this allocator handed out and has not freed. */
+static bool test_is_live_page(const struct test_alloc *ta, unsigned long pa)
+{
+	int i;
+
+	for (i = 0; i < ta->nr_alloc; i++)
+		if (ta->live[i] && __pa(ta->pages[i]) == pa)
+			return true;
+	return false;
 }
 
 static int test_nr_live(const struct test_alloc *ta)
@@ -116,7 +128,6 @@ static int test_nr_tables(const struct test_ctx *ctx)
 	return ctx->ta.nr_alloc - 1;
 }
 
-/* What the software walk finds for one virtual address. */
 /* Maps [pstart, pend) with the test's mapping info and table allocator. */
 static int test_map(struct test_ctx *ctx, unsigned long pstart,
 		    unsigned long pend)
@@ -124,13 +135,18 @@ static int test_map(struct test_ctx *ctx, unsigned long pstart,
 	return kernel_ident_mapping_init(&ctx->info, ctx->pgd, pstart, pend);
 }
 
+/* What the software walk finds for one virtual address. */
 struct test_leaf {
 	unsigned long pa;	/* physical address it maps to */
 	unsigned long size;	/* PAGE_SIZE, PMD_SIZE, PUD_SIZE; 0: unmapped */
+	unsigned long entry;	/* the leaf entry, every bit of it */
 	unsigned long flags;	/* flags of the leaf entry */
 	unsigned long pgd_flags;	/* flags of the PGD entry (5-level) */
 	unsigned long p4d_flags;	/* flags of the P4D (4-level: PGD) entry */
 	unsigned long pud_flags;	/* flags of the PUD entry, if a table */
+	/* Physical addresses of the tables the walk went through, below the PGD. */
+	unsigned long tables[3];
+	int nr_tables;
 };
 
 static void test_walk(pgd_t *pgd_page, unsigned long va, struct test_leaf *l)
@@ -144,27 +160,33 @@ static void test_walk(pgd_t *pgd_page, unsigned long va, struct test_leaf *l)
 	memset(l, 0, sizeof(*l));
 	if (!pgd_present(*pgd))
 		return;
-	if (pgtable_l5_enabled())
+	if (pgtable_l5_enabled()) {
 		l->pgd_flags = pgd_flags(*pgd);
+		l->tables[l->nr_tables++] = pgd_val(*pgd) & PTE_PFN_MASK;
+	}
 	p4d = p4d_offset(pgd, va);
 	if (!p4d_present(*p4d))
 		return;
 	l->p4d_flags = p4d_flags(*p4d);
+	l->tables[l->nr_tables++] = p4d_val(*p4d) & PTE_PFN_MASK;
 	pud = pud_offset(p4d, va);
 	if (!pud_present(*pud))
 		return;
 	if (pud_leaf(*pud)) {
 		l->size = PUD_SIZE;
+		l->entry = pud_val(*pud);
 		l->pa = (pud_pfn(*pud) << PAGE_SHIFT) + (va & ~PUD_MASK);
 		l->flags = pud_flags(*pud);
 		return;
 	}
 	l->pud_flags = pud_flags(*pud);
+	l->tables[l->nr_tables++] = pud_val(*pud) & PTE_PFN_MASK;
 	pmd = pmd_offset(pud, va);
 	if (!pmd_present(*pmd))
 		return;
 	if (pmd_leaf(*pmd)) {
 		l->size = PMD_SIZE;
+		l->entry = pmd_val(*pmd);
 		l->pa = (pmd_pfn(*pmd) << PAGE_SHIFT) + (va & ~PMD_MASK);
 		l->flags = pmd_flags(*pmd);
 		return;
@@ -173,6 +195,7 @@ static void test_walk(pgd_t *pgd_page, unsigned long va, struct test_leaf *l)
 	if (!pte_present(*pte))
 		return;
 	l->size = PAGE_SIZE;
+	l->entry = pte_val(*pte);
 	l->pa = (pte_pfn(*pte) << PAGE_SHIFT) + (va & ~PAGE_MASK);
 	l->flags = pte_flags(*pte);
 }
@@ -215,18 +238,14 @@ static unsigned long test_mapped_bytes(pgd_t *pgd_page)
 	return bytes;
 }
 
-/* SZ_1G and friends are int, so 2 * SZ_1G would overflow. */
-#define MB(n)		((n) * (1UL << 20))
-#define GB(n)		((n) * (1UL << 30))
-
 /* PUD-aligned page_offset_base values as RANDOMIZE_MEMORY picks them. */
 #define OFF_RAND1	0xffffa0c6c0000000UL
 #define OFF_RAND2	0xffff9d7e00000000UL
 /* Aligned to 2 MiB only. */
-#define OFF_PMD		(__PAGE_OFFSET_BASE_L4 + MB(2))
+#define OFF_PMD		(__PAGE_OFFSET_BASE_L4 + SZ_2M)
 /* Ranges at the very top: last PUD of the last PGD entry, last PGD entry. */
-#define OFF_TOP_GIB	(0UL - GB(1))
-#define OFF_TOP_PGD	(0UL - GB(512))
+#define OFF_TOP_GIB	(0UL - SZ_1G)
+#define OFF_TOP_PGD	(0UL - SZ_512G)
 
 struct ident_map_case {
 	const char *desc;
@@ -242,48 +261,65 @@ struct ident_map_case {
 };
 
 static const struct ident_map_case ident_map_cases[] = {
-	{ "offset 0, one 2M page", 0, MB(16), MB(16) + MB(2),
+	{ "offset 0, one 2M page", 0, SZ_16M, SZ_16M + SZ_2M,
 	  false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
 	{ "offset L4 base (PGD-aligned), one 2M page", __PAGE_OFFSET_BASE_L4,
-	  MB(16), MB(16) + MB(2), false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	  SZ_16M, SZ_16M + SZ_2M, false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
 	{ "random PUD-aligned offset 1, one 2M page", OFF_RAND1,
-	  MB(16), MB(16) + MB(2), false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	  SZ_16M, SZ_16M + SZ_2M, false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
 	{ "random PUD-aligned offset 2, 64M", OFF_RAND2,
-	  GB(1) + MB(16), GB(1) + MB(16) + MB(64), false,
+	  SZ_1G + SZ_16M, SZ_1G + SZ_16M + SZ_64M, false,
 	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
-	{ "PMD-aligned offset, one 2M page", OFF_PMD, MB(16), MB(16) + MB(2),
+	{ "PMD-aligned offset, one 2M page", OFF_PMD, SZ_16M, SZ_16M + SZ_2M,
 	  false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
-	{ "unaligned start and end, rounded to 2M", __PAGE_OFFSET_BASE_L4,
-	  MB(16) + 0x123, MB(16) + MB(4) + 0x456, false,
+	/* Ends not 2M aligned: the range is rounded out to 2M. */
+	{ "unaligned start and end, start below end in 2M", __PAGE_OFFSET_BASE_L4,
+	  SZ_16M + 0x123, SZ_16M + SZ_4M + 0x456, false,
 	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	{ "unaligned start and end, start above end in 2M", OFF_RAND1,
+	  SZ_16M + SZ_2M - SZ_4K, SZ_16M + SZ_4M + SZ_4K, false,
+	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	{ "unaligned start and end in one 2M page", OFF_PMD,
+	  SZ_16M + SZ_4K, SZ_16M + SZ_8K, false,
+	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	{ "unaligned start, aligned end", OFF_RAND2,
+	  SZ_16M + SZ_1M, SZ_16M + SZ_4M, false,
+	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	{ "aligned start, unaligned end", OFF_RAND2,
+	  SZ_16M, SZ_16M + SZ_4M + SZ_1M, false,
+	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
+	{ "gbpages, unaligned ends around a whole 1G", 0,
+	  SZ_1G - SZ_4K, SZ_2G + SZ_4K, true,
+	  __PAGE_KERNEL_LARGE_EXEC, 0, 1, 2, 1 },
 	{ "straddles 1G, PUD-aligned offset", OFF_RAND1,
-	  GB(1) - MB(4), GB(1) + MB(4), false, __PAGE_KERNEL_LARGE_EXEC, 0,
+	  SZ_1G - SZ_4M, SZ_1G + SZ_4M, false, __PAGE_KERNEL_LARGE_EXEC, 0,
 	  1, 2, 1 },
 	{ "straddles 1G, PMD-aligned offset", OFF_PMD,
-	  GB(1) - MB(4), GB(1) + MB(4), false, __PAGE_KERNEL_LARGE_EXEC, 0,
+	  SZ_1G - SZ_4M, SZ_1G + SZ_4M, false, __PAGE_KERNEL_LARGE_EXEC, 0,
 	  1, 2, 1 },
 	{ "straddles 512G, PGD-aligned offset", __PAGE_OFFSET_BASE_L4,
-	  GB(512) - MB(2), GB(512) + MB(2), false, __PAGE_KERNEL_LARGE_EXEC, 0,
+	  SZ_512G - SZ_2M, SZ_512G + SZ_2M, false, __PAGE_KERNEL_LARGE_EXEC, 0,
 	  2, 2, 1 },
 	{ "straddles 512G, offset 0", 0,
-	  GB(512) - MB(4), GB(512) + MB(2), false, __PAGE_KERNEL_LARGE, 0,
+	  SZ_512G - SZ_4M, SZ_512G + SZ_2M, false, __PAGE_KERNEL_LARGE, 0,
 	  2, 2, 1 },
-	{ "gbpages, one full aligned 1G", 0, GB(1), GB(2),
+	{ "gbpages, one full aligned 1G", 0, SZ_1G, SZ_2G,
 	  true, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 0, 1 },
-	{ "no gbpages, one full aligned 1G", 0, GB(1), GB(2),
+	{ "no gbpages, one full aligned 1G", 0, SZ_1G, SZ_2G,
 	  false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
 	{ "gbpages, partial 1G at both ends", OFF_RAND1,
-	  GB(1) - MB(2), GB(3) + MB(2), true, __PAGE_KERNEL_LARGE_EXEC, 0,
+	  SZ_1G - SZ_2M, 3UL * SZ_1G + SZ_2M, true, __PAGE_KERNEL_LARGE_EXEC, 0,
 	  1, 2, 1 },
 	{ "gbpages, 1G aligned in VA only (PMD-aligned offset)", OFF_PMD,
-	  GB(1) - MB(2), GB(2) - MB(2), true, __PAGE_KERNEL_LARGE_EXEC, 0,
+	  SZ_1G - SZ_2M, SZ_2G - SZ_2M, true, __PAGE_KERNEL_LARGE_EXEC, 0,
 	  1, 1, 1 },
-	{ "NX leaves, custom kernpg_flag", OFF_RAND2, MB(16), MB(16) + MB(4),
-	  false, __PAGE_KERNEL_LARGE, _KERNPG_TABLE_NOENC, 1, 1, 1 },
-	{ "top of the address space: last 1G", OFF_TOP_GIB, 0, MB(2),
+	/* Table flags unlike the default: each level must use kernpg_flag. */
+	{ "NX leaves, user page table flags", OFF_RAND2, SZ_16M, SZ_16M + SZ_4M,
+	  false, __PAGE_KERNEL_LARGE, _PAGE_TABLE_NOENC, 1, 1, 1 },
+	{ "top of the address space: last 1G", OFF_TOP_GIB, 0, SZ_2M,
 	  false, __PAGE_KERNEL_LARGE_EXEC, 0, 1, 1, 1 },
 	{ "top of the address space: last PGD entry", OFF_TOP_PGD,
-	  GB(1) - MB(2), GB(1) + MB(2), false, __PAGE_KERNEL_LARGE_EXEC, 0,
+	  SZ_1G - SZ_2M, SZ_1G + SZ_2M, false, __PAGE_KERNEL_LARGE_EXEC, 0,
 	  1, 2, 1 },
 };
 
@@ -307,10 +343,15 @@ static void test_setup_info(struct test_ctx *ctx, const struct ident_map_case *c
 	ctx->info.direct_gbpages = c->gbpages;
 }
 
-/* Checks every 2M step of [pstart, pend), rounded out to 2M. */
-static void test_check_mapping(struct kunit *test, pgd_t *pgd,
+/*
+ * Checks every 2M step of [pstart, pend), rounded out to 2M: each leaf entry
+ * bit for bit, each table entry's flags, and that each table entry points
+ * at a page of the test allocator.
+ */
+static void test_check_mapping(struct kunit *test, struct test_ctx *ctx,
 			       const struct ident_map_case *c)
 {
+	pgd_t *pgd = ctx->pgd;
 	unsigned long kernpg = (c->kernpg_flag ?: _KERNPG_TABLE) &
 			       __default_kernel_pte_mask;
 	unsigned long start = round_down(c->pstart, PMD_SIZE);
@@ -329,13 +370,21 @@ static void test_check_mapping(struct kunit *test, pgd_t *pgd,
 			      gib >= c->pstart + c->offset &&
 			      gib + PUD_SIZE <= c->pend + c->offset;
 		unsigned long want_size = gbpage ? PUD_SIZE : PMD_SIZE;
+		unsigned long want_entry = (round_down(va, want_size) - c->offset) |
+					   c->page_flag;
+		int i;
 
 		test_walk(pgd, va, &l);
 		KUNIT_ASSERT_EQ_MSG(test, l.pa, pa, "va %#lx: wrong pa", va);
 		KUNIT_ASSERT_EQ_MSG(test, l.size, want_size,
 				    "va %#lx: wrong leaf size", va);
-		KUNIT_ASSERT_EQ_MSG(test, l.flags, c->page_flag,
-				    "va %#lx: wrong leaf flags", va);
+		/* The pfn helpers mask the bits below the leaf size; this does not. */
+		KUNIT_ASSERT_EQ_MSG(test, l.entry, want_entry,
+				    "va %#lx: leaf entry differs", va);
+		for (i = 0; i < l.nr_tables; i++)
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      test_is_live_page(&ctx->ta, l.tables[i]),
+					      "va %#lx: table %d is not one of ours", va, i);
 		KUNIT_ASSERT_EQ_MSG(test, l.p4d_flags, kernpg | _PAGE_NOPTISHADOW,
 				    "va %#lx: wrong P4D entry flags", va);
 		if (pgtable_l5_enabled())
@@ -370,7 +419,7 @@ static void ident_map_maps_range(struct kunit *test)
 	ret = kernel_ident_mapping_init(&ctx->info, ctx->pgd, c->pstart, c->pend);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "failed after %d table pages",
 			    test_nr_tables(ctx));
-	test_check_mapping(test, ctx->pgd, c);
+	test_check_mapping(test, ctx, c);
 	KUNIT_EXPECT_EQ_MSG(test, test_nr_tables(ctx), test_expected_tables(c),
 			    "page-table pages allocated");
 
@@ -408,6 +457,27 @@ static void ident_map_enomem_frees_all(struct kunit *test)
 	}
 }
 
+/* An offset no leaf can map is refused before anything is allocated. */
+static void ident_map_refuses_unaligned_offset(struct kunit *test)
+{
+	static const unsigned long offsets[] = {
+		OFF_RAND1 + SZ_4K, OFF_RAND1 + SZ_1M, OFF_PMD - SZ_4K, 1,
+	};
+	struct test_ctx *ctx = test->priv;
+	int i;
+
+	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
+	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+		ctx->info.offset = offsets[i];
+		ctx->info.direct_gbpages = i & 1;
+		KUNIT_EXPECT_EQ_MSG(test, test_map(ctx, SZ_16M, SZ_16M + SZ_2M),
+				    -EINVAL, "offset %#lx", offsets[i]);
+		KUNIT_EXPECT_EQ_MSG(test, test_nr_tables(ctx), 0,
+				    "offset %#lx: tables allocated", offsets[i]);
+	}
+	KUNIT_EXPECT_EQ(test, test_mapped_bytes(ctx->pgd), 0UL);
+}
+
 /* A second call reuses present tables and never overwrites an entry. */
 static void ident_map_reuses_present_entries(struct kunit *test)
 {
@@ -419,17 +489,17 @@ static void ident_map_reuses_present_entries(struct kunit *test)
 
 	ctx->info.offset = OFF_RAND1;
 	ctx->info.page_flag = exec;
-	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_16M, SZ_16M + SZ_2M), 0);
 	tables = test_nr_tables(ctx);
 
 	ctx->info.page_flag = nx;
-	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(4)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_16M, SZ_16M + SZ_4M), 0);
 	KUNIT_EXPECT_EQ_MSG(test, test_nr_tables(ctx), tables,
 			    "present tables were not reused");
-	test_walk(ctx->pgd, OFF_RAND1 + MB(16), &l);
+	test_walk(ctx->pgd, OFF_RAND1 + SZ_16M, &l);
 	KUNIT_EXPECT_EQ_MSG(test, l.flags, exec, "present PMD overwritten");
-	test_walk(ctx->pgd, OFF_RAND1 + MB(16) + MB(2), &l);
-	KUNIT_EXPECT_EQ(test, l.pa, MB(16) + MB(2));
+	test_walk(ctx->pgd, OFF_RAND1 + SZ_16M + SZ_2M, &l);
+	KUNIT_EXPECT_EQ(test, l.pa, SZ_16M + SZ_2M);
 	KUNIT_EXPECT_EQ(test, l.flags, nx);
 }
 
@@ -441,24 +511,24 @@ static void ident_map_gbpage_never_over_present_pud(struct kunit *test)
 	int tables;
 
 	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
-	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(1), GB(1) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_1G, SZ_1G + SZ_2M), 0);
 	tables = test_nr_tables(ctx);
 
 	ctx->info.direct_gbpages = true;
-	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(1), GB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_1G, SZ_2G), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), tables);
-	test_walk(ctx->pgd, GB(1) + MB(512), &l);
+	test_walk(ctx->pgd, SZ_1G + SZ_512M, &l);
 	KUNIT_EXPECT_EQ_MSG(test, l.size, PMD_SIZE, "PUD table replaced");
-	KUNIT_EXPECT_EQ(test, l.pa, GB(1) + MB(512));
-	KUNIT_EXPECT_EQ(test, test_mapped_bytes(ctx->pgd), GB(1));
+	KUNIT_EXPECT_EQ(test, l.pa, SZ_1G + SZ_512M);
+	KUNIT_EXPECT_EQ(test, test_mapped_bytes(ctx->pgd), SZ_1G);
 
 	/* A present 1G leaf stays when a sub-range is mapped again. */
-	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(2), GB(3)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_2G, 3UL * SZ_1G), 0);
 	tables = test_nr_tables(ctx);
 	ctx->info.direct_gbpages = false;
-	KUNIT_ASSERT_EQ(test, test_map(ctx, GB(2) + MB(2), GB(2) + MB(4)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_2G + SZ_2M, SZ_2G + SZ_4M), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), tables);
-	test_walk(ctx->pgd, GB(2) + MB(2), &l);
+	test_walk(ctx->pgd, SZ_2G + SZ_2M, &l);
 	KUNIT_EXPECT_EQ_MSG(test, l.size, PUD_SIZE, "1G leaf replaced");
 }
 
@@ -492,12 +562,12 @@ static void ident_map_five_level(struct kunit *test)
 
 	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
 	/* 256T apart: two PGD entries, each with its own P4D table. */
-	KUNIT_ASSERT_EQ(test, test_map(ctx, MB(16), MB(16) + MB(2)), 0);
-	KUNIT_ASSERT_EQ(test, test_map(ctx, PGDIR_SIZE + MB(16),
-				       PGDIR_SIZE + MB(16) + MB(2)), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_16M, SZ_16M + SZ_2M), 0);
+	KUNIT_ASSERT_EQ(test, test_map(ctx, PGDIR_SIZE + SZ_16M,
+				       PGDIR_SIZE + SZ_16M + SZ_2M), 0);
 	KUNIT_EXPECT_EQ(test, test_nr_tables(ctx), 6);
-	test_walk(ctx->pgd, PGDIR_SIZE + MB(16), &l);
-	KUNIT_EXPECT_EQ(test, l.pa, PGDIR_SIZE + MB(16));
+	test_walk(ctx->pgd, PGDIR_SIZE + SZ_16M, &l);
+	KUNIT_EXPECT_EQ(test, l.pa, PGDIR_SIZE + SZ_16M);
 	KUNIT_EXPECT_EQ(test, l.pgd_flags,
 			(_KERNPG_TABLE & __default_kernel_pte_mask) |
 			_PAGE_NOPTISHADOW);
@@ -506,6 +576,7 @@ static void ident_map_five_level(struct kunit *test)
 static struct kunit_case ident_map_test_cases[] = {
 	KUNIT_CASE_PARAM(ident_map_maps_range, ident_map_gen_params),
 	KUNIT_CASE_PARAM(ident_map_enomem_frees_all, ident_map_gen_params),
+	KUNIT_CASE(ident_map_refuses_unaligned_offset),
 	KUNIT_CASE(ident_map_reuses_present_entries),
 	KUNIT_CASE(ident_map_gbpage_never_over_present_pud),
 	KUNIT_CASE(ident_map_at_page_offset_base),
