@@ -61,7 +61,7 @@ def known(repo: Path, base: str) -> Set[str]:
 	return {f'{k}/{s}' for s in suites
 		for k in ('kunit', lab_kunit.LA57_PREFIX)} | \
 		set(lab_static.NAMES) | lab_checks(base) | \
-		series_checks(repo, base)
+		series_checks(repo, base) | {'build'}
 
 
 def unknown(names: List[str], repo: Path, base: str) -> List[str]:

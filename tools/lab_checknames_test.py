@@ -38,13 +38,13 @@ class CheckNamesTest(unittest.TestCase):
 			'lab/no-such-scenario/pattern',
 			'lab/three-cycles/cycle2/pattern', 'lab/smoke/cycle2/pattern',
 			'static/restore_image-no-cr3-switch', 'static/nothing',
-			'series/checkpatch/0008', 'series/checkpatch/0009',
+			'series/checkpatch/0009', 'series/checkpatch/0010',
 			'series/build/0002-guest', 'series/build/0002-allyes'],
 			REPO, '6.12'), [
 			'kunit/x86_ident_mapp', 'kunit-la57/x86_ident_mapp',
 			'lab/smoke/hlt_parking',
 			'lab/no-such-scenario/pattern', 'lab/smoke/cycle2/pattern',
-			'static/nothing', 'series/checkpatch/0009',
+			'static/nothing', 'series/checkpatch/0010',
 			'series/build/0002-allyes'])
 
 	def test_scenarios_of_another_base_are_not_checks_here(self) -> None:

@@ -157,6 +157,22 @@ class CapturedCycleTest(unittest.TestCase):
 			      '0); console tail: ', v['refused'].detail)
 		self.assertIn('smpboot: CPU 1 is now offline', v['refused'].detail)
 
+	def test_a_header_with_a_moved_jump_target_is_refused(self) -> None:
+		# 7.3 + patch 8: jump_address_phys moved by 2M + 4K on the disk;
+		# the restore kernel names the check and boots on.
+		v = judged('7.3-corrupt-jump-phys')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertIn('Hibernate image header: jump address '
+			      '0xffffffff9c118000 and its physical address 0x3319000 '
+			      'differ below 2M', v['refused'].detail)
+		# Without patch 8's check (mutant header-address-check-removed)
+		# the image loads and the guest resets without a word.
+		v = judged('7.3-address-check-removed')
+		self.assertEqual(statuses(v)['refused'], FAIL)
+		self.assertIn('neither refused the image nor resumed (qemu exit '
+			      '0); console tail: ', v['refused'].detail)
+		self.assertIn('smpboot: CPU 1 is now offline', v['refused'].detail)
+
 	def test_a_refusal_run_judged_as_the_other_direction_fails(self
 								   ) -> None:
 		# The 5-to-4 run under the 4-to-5 claim: both kernels' levels

@@ -6,6 +6,12 @@ against that base's topic branch (the code differs between bases).
 
   Revives: <one line: the bug, and the commit that fixed it>
   Killed-by: <check> [<check> ...]
+  Build-error: <regex>	(only with Killed-by: build)
+
+Killed-by: build is for a fact the kernel checks at compile time (a
+static_assert()): the mutant is killed when the KUnit kernel fails to
+build and its build log matches Build-error:, so an unrelated compile
+error does not count.
 
 Mutants are applied in a git worktree of their own (never the developer's
 tree) and built in one build directory per check kind, so going from one
@@ -27,7 +33,7 @@ from lab_errors import LabError
 from lab_git import Git, prepare_worktree
 from lab_verdict import FAIL, PASS, Verdict
 
-
+BUILD_CHECK = 'build'
 
 @dataclasses.dataclass(frozen=True)
 class Mutant:
@@ -35,6 +41,7 @@ class Mutant:
 	path: Path
 	revives: str
 	killed_by: Tuple[str, ...]
+	build_error: str = ''	# regex the failed build's log must match
 
 
 def parse_mutant(path: Path) -> Mutant:
@@ -45,8 +52,31 @@ def parse_mutant(path: Path) -> Mutant:
 	   not fields.get('Killed-by'):
 		raise LabError(f'{path}: malformed mutant', 'it needs Revives: and '
 			       'Killed-by: lines followed by a git diff')
-	return Mutant(path.stem, path, fields['Revives'],
-		      tuple(fields['Killed-by'].split()))
+	killed_by = tuple(fields['Killed-by'].split())
+	build_error = fields.get('Build-error', '')
+	if (BUILD_CHECK in killed_by) != bool(build_error):
+		raise LabError(f'{path}: Killed-by: {BUILD_CHECK} and Build-error: '
+			       'go together', 'name the compile error a build '
+			       'kill must show, or drop the build kill')
+	try:
+		re.compile(build_error)
+	except re.error as e:
+		raise LabError(f'{path}: Build-error: is not a regex ({e})',
+			       'write a Python regular expression') from e
+	return Mutant(path.stem, path, fields['Revives'], killed_by,
+		      build_error)
+
+
+def judge_build_failure(m: Mutant, log: str) -> Verdict:
+	"""The check `build` for a mutant whose KUnit kernel did not build:
+	FAIL (the mutant is caught) when the log shows the expected error."""
+	if m.build_error:
+		for line in log.splitlines():
+			if re.search(m.build_error, line):
+				return Verdict(BUILD_CHECK, FAIL, line.strip())
+	return Verdict(BUILD_CHECK, PASS, 'no line of the build log matches '
+		       f'{m.build_error!r}' if m.build_error else
+		       'the mutant names no Build-error:')
 
 
 def read_mutants(directory: Path) -> List[Mutant]:
@@ -214,9 +244,13 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 				# A mutant guest that does not build is not killed.
 				built = False
 				progress(f'mutants: {m.name}: {e}')
+		log = req.results / m.name / 'build.log'
+		if not built and m.build_error:
+			verdicts = [judge_build_failure(m, log.read_text(
+				errors='replace') if log.exists() else '')]
+			built = verdicts[0].status == FAIL
 		failed = tuple(v.name for v in verdicts if v.status == FAIL)
-		error = '' if built else (f'does not build (see '
-					  f'{req.results / m.name / "build.log"})')
+		error = '' if built else f'does not build (see {log})'
 		results.append(MutantResult(m, failed, error))
 	prepare_worktree(req.tree, wt_path, req.commit)
 	return baseline, results

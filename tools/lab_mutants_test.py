@@ -17,6 +17,9 @@ from lab_errors import LabError
 from lab_testing import LabTestCase
 
 
+DATA = Path(__file__).resolve().parent / 'test_data'
+
+
 class MutantTest(LabTestCase):
 	def write(self, name: str, text: str) -> Path:
 		path = self.root / f'{name}.patch'
@@ -102,8 +105,8 @@ class MutantTest(LabTestCase):
 				re.sub(r'@@ -(\d+),7 \+(\d+),7 @@',
 				       r'@@ -\1,9 +\2,7 @@', text, count=1),
 			'changes no code': text.replace(
-				'+\trdr->cr3 = restore_cr3;',
-				'+\trdr->cr3  =  restore_cr3 & ~CR3_PCID_MASK;'),
+				'+\trdr->cr3 = cr3;',
+				'+\trdr->cr3  =  cr3 & ~CR3_PCID_MASK;'),
 			'touches drivers/x.c, outside its series': text.replace(
 				'arch/x86/power/hibernate.c', 'drivers/x.c'),
 			"Killed-by: 'kunit/a kunit/a' must name checks, each once":
@@ -159,6 +162,41 @@ class MutantTest(LabTestCase):
 		lab_mutants.apply(wt, m)
 		with self.assertRaisesRegex(LabError, 'm1 no longer applies'):
 			lab_mutants.apply(wt, m)
+
+	def test_a_build_kill_needs_its_named_error(self) -> None:
+		shipped = lab_paths.mutant_dir(lab_paths.REPO_ROOT, '6.12') / \
+			'header-field-added-same-magic.patch'
+		m = lab_mutants.parse_mutant(shipped)
+		self.assertEqual(m.killed_by, ('build',))
+		# The gauntlet's build of this mutant (test_data/mutants/README).
+		log = (DATA / 'mutants' / 'header-field-added-same-magic' /
+		       'build.log').read_text()
+		v = lab_mutants.judge_build_failure(m, log)
+		self.assertEqual((v.name, v.status), ('build', 'FAIL'))
+		self.assertIn('static assertion failed: "sizeof(struct '
+			      'restore_data_record) == ', v.detail)
+		self.assertTrue(lab_mutants.MutantResult(m, (v.name,)).killed)
+		# Another compile error is not this kill: a real failed build
+		# of the series gauntlet (implicit declaration).
+		other = (DATA / 'series' / '6.12' / 'mutant-commit-does-not-build'
+			 / 'build-guest.log').read_text()
+		self.assertEqual(lab_mutants.judge_build_failure(m, other).status,
+				 'PASS')
+		# Killed-by: build and Build-error: go together; a bad regex is
+		# named.
+		text = shipped.read_text()
+		for why, bad in {
+			'go together': re.sub(r'^Build-error:.*\n', '', text,
+					      flags=re.M),
+			'go together ': text.replace('Killed-by: build',
+						     'Killed-by: kunit/x86_hibernate_header'),
+			'not a regex': re.sub(r'^Build-error:.*$',
+					      'Build-error: (unclosed', text,
+					      flags=re.M),
+		}.items():
+			self.assertNotEqual(bad, text, why)
+			with self.assertRaisesRegex(LabError, why.strip()):
+				lab_mutants.parse_mutant(self.write('broken', bad))
 
 	def test_kill_matrix_and_verdicts(self) -> None:
 		m = lab_mutants.Mutant('m', Path('m.patch'), 'bug', ('kunit/a',))

@@ -102,7 +102,7 @@ class AgentDamageTest(unittest.TestCase):
 
 	def test_the_layout_constants_are_lab_swap_s(self) -> None:
 		for name in ('PAGE', 'SIG_OFFSET', 'IMAGE_OFFSET',
-			     'MAGIC_OFFSET'):
+			     'MAGIC_OFFSET', 'JUMP_PHYS_OFFSET', 'JUMP_PHYS_MOVE'):
 			with self.subTest(name=name):
 				self.assertEqual(int(self.DEFINES[name], 0),
 						 getattr(lab_swap, name))
@@ -111,12 +111,13 @@ class AgentDamageTest(unittest.TestCase):
 
 	def test_the_damages_are_lab_swap_s(self) -> None:
 		m = re.search(r'damages\[\] = \{([^}]*)\}', self.SOURCE)
-		self.assertEqual(tuple(re.findall(r'"(\w+)"', m.group(1))),
+		self.assertEqual(tuple(re.findall(r'"([\w-]+)"', m.group(1))),
 				 lab_swap.CORRUPTIONS)
-		# damage_image(): signature, header, else data, in that order.
+		# damage_image(): signature, header, jump-phys, else data, in
+		# that order.
 		body = self.damage_image()
-		self.assertEqual(re.findall(r'strcmp\(what, "(\w+)"\)', body),
-				 ['signature', 'header'])
+		self.assertEqual(re.findall(r'strcmp\(what, "([\w-]+)"\)', body),
+				 ['signature', 'header', 'jump-phys'])
 
 	def agent_damage(self, disk: bytes, what: str) -> bytes:
 		"""What damage_image() does to `disk`, from its constants and
@@ -139,6 +140,15 @@ class AgentDamageTest(unittest.TestCase):
 			self.assertEqual(len(new), lens[0])
 			out[sig:sig + len(new)] = new
 			return bytes(out)
+		if what == 'jump-phys':
+			self.assertIn('ret = move_u64(fd, off, JUMP_PHYS_MOVE);', body)
+			off = pages[0] * page_size + \
+				int(self.DEFINES['JUMP_PHYS_OFFSET'], 0)
+			self.assertEqual(lens[2], 8)
+			(v,) = struct.unpack_from('<Q', out, off)
+			struct.pack_into('<Q', out, off, (v + int(
+				self.DEFINES['JUMP_PHYS_MOVE'], 0)) % 2 ** 64)
+			return bytes(out)
 		if what == 'header':
 			self.assertIn('page = pages[0];', body)
 			off, length = pages[0] * page_size + \
@@ -147,7 +157,7 @@ class AgentDamageTest(unittest.TestCase):
 			self.assertIn('page = pages[1 + (n - 1) / 2];', body)
 			self.assertIn('off = page * PAGE + PAGE / 2;', body)
 			off = pages[1 + (n - 1) // 2] * page_size + page_size // 2
-			length = lens[2]
+			length = lens[3]
 		out[off:off + length] = bytes(b ^ 0xff for b in
 					      out[off:off + length])
 		return bytes(out)

@@ -125,6 +125,13 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'inverted between the boots: the header is refused',
 		 corrupt='header', refusal='Unrecognized hibernate image header '
 		 'format!', hlt_proof=False),
+	Scenario('corrupt-jump-phys', 'the image header\'s jump_address_phys '
+		 'is moved by 2M + 4K between the boots, magic and memory map '
+		 'intact: the header is refused for its addresses (series patch '
+		 '8); without the check the restore jumps through the wrong '
+		 '2M page', corrupt='jump-phys',
+		 refusal='differ below 2M',
+		 hlt_proof=False),
 	Scenario('corrupt-data', 'one data page of the image is damaged '
 		 'between the boots: loading the image fails',
 		 corrupt='data', refusal='Invalid image CRC32|decompression '

@@ -27,7 +27,11 @@ HIBERNATE_SIG = b'S1SUSPEND'
 SIG_OFFSET = 4086
 IMAGE_OFFSET = 4064
 MAGIC_OFFSET = 24		# restore_data_record.magic in the header page
-CORRUPTIONS = ('signature', 'header', 'data')
+JUMP_PHYS_OFFSET = 8		# restore_data_record.jump_address_phys
+# Moves jump_address_phys to another 2M page and off its 2M offset: a
+# restore kernel without a check would map the wrong page for its jump.
+JUMP_PHYS_MOVE = 0x200000 + 0x1000
+CORRUPTIONS = ('signature', 'header', 'jump-phys', 'data')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +82,15 @@ def corrupt(disk: Path, what: str) -> str:
 			off = image.header_page * PAGE + MAGIC_OFFSET
 			_flip(f, off, 8)
 			where = f'restore_data_record.magic at byte {off} inverted'
+		elif what == 'jump-phys':
+			off = image.header_page * PAGE + JUMP_PHYS_OFFSET
+			f.seek(off)
+			(phys,) = struct.unpack('<Q', f.read(8))
+			moved = (phys + JUMP_PHYS_MOVE) % 2 ** 64
+			f.seek(off)
+			f.write(struct.pack('<Q', moved))
+			where = (f'restore_data_record.jump_address_phys at byte '
+				 f'{off} moved from {phys:#x} to {moved:#x}')
 		elif what == 'data':
 			page = image.data_pages[len(image.data_pages) // 2]
 			off = page * PAGE + PAGE // 2

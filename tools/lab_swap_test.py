@@ -19,6 +19,8 @@ class SwapImageTest(unittest.TestCase):
 		for i, off in enumerate((5, 6, 7, 8)):		# header, data...
 			disk[3 * page + 8 * i:3 * page + 8 * i + 8] = \
 				off.to_bytes(8, 'little')
+		disk[5 * page + 8:5 * page + 16] = \
+			(0x2a60a000).to_bytes(8, 'little')	# jump_address_phys
 		disk[5 * page + 24:5 * page + 32] = \
 			(0x23456789ABCDEF02).to_bytes(8, 'little')
 		path.write_bytes(bytes(disk))
@@ -38,6 +40,13 @@ class SwapImageTest(unittest.TestCase):
 							'little'),
 					 0x23456789ABCDEF02 ^ (2 ** 64 - 1))
 			self.assertEqual(sum(a != b for a, b in zip(before, after)), 8)
+			# jump_address_phys moves by 2M + 4K; nothing else changes.
+			what = lab_swap.corrupt(disk, 'jump-phys')
+			self.assertIn('from 0x2a60a000 to 0x2a80b000', what)
+			moved = disk.read_bytes()
+			self.assertEqual(moved[5 * 4096 + 8:5 * 4096 + 16],
+					 (0x2a80b000).to_bytes(8, 'little'))
+			self.assertEqual(sum(a != b for a, b in zip(after, moved)), 2)
 			lab_swap.corrupt(disk, 'data')
 			self.assertNotEqual(disk.read_bytes()[7 * 4096:8 * 4096],
 					    before[7 * 4096:8 * 4096])

@@ -38,7 +38,7 @@
  *                      console.  Default: uart.
  * hiblab.go=auto       restore mode: resume right after "ready-to-resume"
  *                      instead of waiting for "go".  Default: wait.
- * hiblab.damage=signature|header|data
+ * hiblab.damage=signature|header|jump-phys|data
  *                      restore mode: before "ready-to-resume", damage the
  *                      image on the disk exactly as tools/lab_swap.py's
  *                      corrupt() does from the host between the boots, and
@@ -104,6 +104,8 @@
 #define SIG_OFFSET	4086	/* swsusp_header.sig in page 0 */
 #define IMAGE_OFFSET	4064	/* swsusp_header.image: first map page */
 #define MAGIC_OFFSET	24	/* header page: restore_data_record.magic */
+#define JUMP_PHYS_OFFSET	8	/* header page: .jump_address_phys */
+#define JUMP_PHYS_MOVE	0x201000	/* to another 2M page, off its offset */
 #define MAP_ENTRIES	511	/* swap_map_page.entries[] */
 
 static char cmdline[4096];
@@ -732,6 +734,16 @@ static int flip(int fd, unsigned long long off, int len)
 	return ret ? ret : disk_io(fd, off, buf, len, true);
 }
 
+/* Adds `by` to the little-endian u64 at `off`. */
+static int move_u64(int fd, unsigned long long off, unsigned long long by)
+{
+	unsigned long long v;
+	int ret = disk_io(fd, off, &v, sizeof(v), false);
+
+	v += by;
+	return ret ? ret : disk_io(fd, off, &v, sizeof(v), true);
+}
+
 static void damage_failed(const char *reason, int ret, int pages)
 {
 	say("checker-error what=damage reason=%s ret=%d pages=%d", reason,
@@ -780,6 +792,11 @@ static void damage_image(const char *what)
 		off = page * PAGE + MAGIC_OFFSET;
 		len = 8;
 		ret = flip(fd, off, len);
+	} else if (!strcmp(what, "jump-phys")) {
+		page = pages[0];
+		off = page * PAGE + JUMP_PHYS_OFFSET;
+		len = 8;
+		ret = move_u64(fd, off, JUMP_PHYS_MOVE);
 	} else {
 		/* data_pages[len(data_pages) // 2] */
 		page = pages[1 + (n - 1) / 2];
@@ -800,13 +817,15 @@ static void damage_image(const char *what)
 static void restore_boot(void)
 {
 	/* lab_swap.CORRUPTIONS */
-	static const char * const damages[] = { "signature", "header", "data" };
+	static const char * const damages[] = {
+		"signature", "header", "jump-phys", "data"
+	};
 	const char *p = param("damage"), *damage = NULL;
 	char dev[32], go[16];
 	bool go_auto;
 	int i, n, ret;
 
-	for (i = 0; p && i < 3; i++)
+	for (i = 0; p && i < (int)(sizeof(damages) / sizeof(damages[0])); i++)
 		if (!strcmp(p, damages[i]))
 			damage = damages[i];
 	if (p && !damage) {

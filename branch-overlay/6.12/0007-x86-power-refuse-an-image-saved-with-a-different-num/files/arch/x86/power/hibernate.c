@@ -65,7 +65,7 @@ int pfn_is_nosave(unsigned long pfn)
  *
  * Return: the resulting checksum
  */
-VISIBLE_IF_KUNIT inline u32 compute_e820_crc32(struct e820_table *table)
+static inline u32 compute_e820_crc32(struct e820_table *table)
 {
 	int size = offsetof(struct e820_table, entries) +
 		sizeof(struct e820_entry) * table->nr_entries;
@@ -86,17 +86,14 @@ static unsigned long hibernation_pgtable_levels(void)
 	return CONFIG_PGTABLE_LEVELS;
 }
 
-/**
- *	arch_hibernation_header_save - populate the architecture specific part
- *		of a hibernation image header
- *	@addr: address to save the data at
+/*
+ * Fills @rdr as this kernel, the image kernel, hands it to the restore
+ * kernel: @cr3 is its restore_cr3 and @table its firmware e820 table.
  */
-int arch_hibernation_header_save(void *addr, unsigned int max_size)
+VISIBLE_IF_KUNIT void hibernation_header_encode(struct restore_data_record *rdr,
+						unsigned long cr3,
+						struct e820_table *table)
 {
-	struct restore_data_record *rdr = addr;
-
-	if (max_size < sizeof(struct restore_data_record))
-		return -EOVERFLOW;
 	rdr->magic = RESTORE_MAGIC;
 	rdr->jump_address = (unsigned long)restore_registers;
 	rdr->jump_address_phys = __pa_symbol(restore_registers);
@@ -118,22 +115,20 @@ int arch_hibernation_header_save(void *addr, unsigned int max_size)
 	 * rdr->cr3 needs to point to valid page tables but must not
 	 * have any of the PCID bits set.
 	 */
-	rdr->cr3 = restore_cr3 & ~CR3_PCID_MASK;
+	rdr->cr3 = cr3 & ~CR3_PCID_MASK;
 
-	rdr->e820_checksum = compute_e820_crc32(e820_table_firmware);
+	rdr->e820_checksum = compute_e820_crc32(table);
 	rdr->pgtable_levels = hibernation_pgtable_levels();
-	return 0;
 }
 
-/**
- *	arch_hibernation_header_restore - read the architecture specific data
- *		from the hibernation image header
- *	@addr: address to read the data from
+/*
+ * Whether this kernel can restore an image whose header is @rdr, on a
+ * machine whose firmware e820 table is @table.  Reads nothing else but
+ * constants of this kernel, so that a header can be judged in isolation.
  */
-int arch_hibernation_header_restore(void *addr)
+VISIBLE_IF_KUNIT int hibernation_header_check(const struct restore_data_record *rdr,
+					      struct e820_table *table)
 {
-	struct restore_data_record *rdr = addr;
-
 	if (rdr->magic != RESTORE_MAGIC) {
 		pr_crit("Unrecognized hibernate image header format!\n");
 		return -EINVAL;
@@ -145,10 +140,40 @@ int arch_hibernation_header_restore(void *addr)
 		return -EINVAL;
 	}
 
-	if (rdr->e820_checksum != compute_e820_crc32(e820_table_firmware)) {
+	if (rdr->e820_checksum != compute_e820_crc32(table)) {
 		pr_crit("Hibernate inconsistent memory map detected!\n");
 		return -ENODEV;
 	}
+
+	return 0;
+}
+
+/**
+ *	arch_hibernation_header_save - populate the architecture specific part
+ *		of a hibernation image header
+ *	@addr: address to save the data at
+ */
+int arch_hibernation_header_save(void *addr, unsigned int max_size)
+{
+	if (max_size < sizeof(struct restore_data_record))
+		return -EOVERFLOW;
+	hibernation_header_encode(addr, restore_cr3, e820_table_firmware);
+	return 0;
+}
+
+/**
+ *	arch_hibernation_header_restore - read the architecture specific data
+ *		from the hibernation image header
+ *	@addr: address to read the data from
+ */
+int arch_hibernation_header_restore(void *addr)
+{
+	struct restore_data_record *rdr = addr;
+	int ret;
+
+	ret = hibernation_header_check(rdr, e820_table_firmware);
+	if (ret)
+		return ret;
 
 	restore_jump_address = rdr->jump_address;
 	jump_address_phys = rdr->jump_address_phys;

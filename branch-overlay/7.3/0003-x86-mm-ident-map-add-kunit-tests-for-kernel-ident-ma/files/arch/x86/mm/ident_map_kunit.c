@@ -12,7 +12,6 @@
 #include <kunit/test.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
-#include <linux/module.h>
 #include <linux/pgtable.h>
 #include <linux/sizes.h>
 #include <asm/init.h>
@@ -592,7 +591,3 @@ static struct kunit_suite ident_map_test_suite = {
 };
 
 kunit_test_suite(ident_map_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for the x86 identity mapping helpers");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -66,7 +66,7 @@ int pfn_is_nosave(unsigned long pfn)
  *
  * Return: the resulting checksum
  */
-VISIBLE_IF_KUNIT inline u32 compute_e820_crc32(struct e820_table *table)
+static inline u32 compute_e820_crc32(struct e820_table *table)
 {
 	int size = offsetof(struct e820_table, entries) +
 		sizeof(struct e820_entry) * table->nr_entries;
@@ -74,20 +74,14 @@ VISIBLE_IF_KUNIT inline u32 compute_e820_crc32(struct e820_table *table)
 	return ~crc32_le(~0, (unsigned char const *)table, size);
 }
 
-/**
- *	arch_hibernation_header_save - populate the architecture specific part
- *		of a hibernation image header
- *	@addr: address where architecture specific header data will be saved.
- *	@max_size: maximum size of architecture specific data in hibernation header.
- *
- *	Return: 0 on success, -EOVERFLOW if max_size is insufficient.
+/*
+ * Fills @rdr as this kernel, the image kernel, hands it to the restore
+ * kernel: @cr3 is its restore_cr3 and @table its firmware e820 table.
  */
-int arch_hibernation_header_save(void *addr, unsigned int max_size)
+VISIBLE_IF_KUNIT void hibernation_header_encode(struct restore_data_record *rdr,
+						unsigned long cr3,
+						struct e820_table *table)
 {
-	struct restore_data_record *rdr = addr;
-
-	if (max_size < sizeof(struct restore_data_record))
-		return -EOVERFLOW;
 	rdr->magic = RESTORE_MAGIC;
 	rdr->jump_address = (unsigned long)restore_registers;
 	rdr->jump_address_phys = __pa_symbol(restore_registers);
@@ -109,9 +103,45 @@ int arch_hibernation_header_save(void *addr, unsigned int max_size)
 	 * rdr->cr3 needs to point to valid page tables but must not
 	 * have any of the PCID bits set.
 	 */
-	rdr->cr3 = restore_cr3 & ~CR3_PCID_MASK;
+	rdr->cr3 = cr3 & ~CR3_PCID_MASK;
 
-	rdr->e820_checksum = compute_e820_crc32(e820_table_firmware);
+	rdr->e820_checksum = compute_e820_crc32(table);
+}
+
+/*
+ * Whether this kernel can restore an image whose header is @rdr, on a
+ * machine whose firmware e820 table is @table.  Reads nothing else but
+ * constants of this kernel, so that a header can be judged in isolation.
+ */
+VISIBLE_IF_KUNIT int hibernation_header_check(const struct restore_data_record *rdr,
+					      struct e820_table *table)
+{
+	if (rdr->magic != RESTORE_MAGIC) {
+		pr_crit("Unrecognized hibernate image header format!\n");
+		return -EINVAL;
+	}
+
+	if (rdr->e820_checksum != compute_e820_crc32(table)) {
+		pr_crit("Hibernate inconsistent memory map detected!\n");
+		return -ENODEV;
+	}
+
+	return 0;
+}
+
+/**
+ *	arch_hibernation_header_save - populate the architecture specific part
+ *		of a hibernation image header
+ *	@addr: address where architecture specific header data will be saved.
+ *	@max_size: maximum size of architecture specific data in hibernation header.
+ *
+ *	Return: 0 on success, -EOVERFLOW if max_size is insufficient.
+ */
+int arch_hibernation_header_save(void *addr, unsigned int max_size)
+{
+	if (max_size < sizeof(struct restore_data_record))
+		return -EOVERFLOW;
+	hibernation_header_encode(addr, restore_cr3, e820_table_firmware);
 	return 0;
 }
 
@@ -123,16 +153,11 @@ int arch_hibernation_header_save(void *addr, unsigned int max_size)
 int arch_hibernation_header_restore(void *addr)
 {
 	struct restore_data_record *rdr = addr;
+	int ret;
 
-	if (rdr->magic != RESTORE_MAGIC) {
-		pr_crit("Unrecognized hibernate image header format!\n");
-		return -EINVAL;
-	}
-
-	if (rdr->e820_checksum != compute_e820_crc32(e820_table_firmware)) {
-		pr_crit("Hibernate inconsistent memory map detected!\n");
-		return -ENODEV;
-	}
+	ret = hibernation_header_check(rdr, e820_table_firmware);
+	if (ret)
+		return ret;
 
 	restore_jump_address = rdr->jump_address;
 	jump_address_phys = rdr->jump_address_phys;

@@ -4,13 +4,16 @@
  *
  * arch_hibernation_header_save() runs in the image kernel and
  * arch_hibernation_header_restore() in the restore kernel, which may be a
- * different binary.  struct restore_data_record is therefore an ABI, and
- * the tests pin its layout together with RESTORE_MAGIC.  Every global the
- * tests touch is saved in init and put back in exit.
+ * different binary.  The tests drive the helpers both use,
+ * hibernation_header_encode() and hibernation_header_check(), with records
+ * and e820 tables of their own; they never write the restore globals or
+ * the firmware e820 table of the running kernel.  The record's layout is
+ * pinned by static_assert()s in hibernate.h.
  */
 
 #include <kunit/test.h>
 #include <linux/crc32.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/suspend.h>
 #include <asm/e820/api.h>
@@ -20,58 +23,6 @@
 #include <asm/tlbflush.h>
 
 #include "hibernate.h"
-#include "../../../kernel/power/power.h"
-
-static_assert(sizeof(struct restore_data_record) <= MAX_ARCH_HEADER_SIZE,
-	      "the record must fit the core's arch header area");
-
-struct header_test_state {
-	unsigned long restore_jump_address;
-	unsigned long jump_address_phys;
-	unsigned long restore_cr3;
-	struct e820_table *e820_table_firmware;
-};
-
-static int header_test_init(struct kunit *test)
-{
-	struct header_test_state *saved;
-
-	saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, saved);
-	saved->restore_jump_address = restore_jump_address;
-	saved->jump_address_phys = jump_address_phys;
-	saved->restore_cr3 = restore_cr3;
-	saved->e820_table_firmware = e820_table_firmware;
-	test->priv = saved;
-	return 0;
-}
-
-static void header_test_exit(struct kunit *test)
-{
-	struct header_test_state *saved = test->priv;
-
-	if (!saved)
-		return;
-	restore_jump_address = saved->restore_jump_address;
-	jump_address_phys = saved->jump_address_phys;
-	restore_cr3 = saved->restore_cr3;
-	e820_table_firmware = saved->e820_table_firmware;
-}
-
-/* Distinct values, so a test can tell whether restore changed a global. */
-static void header_test_poison_globals(void)
-{
-	restore_jump_address = 0x5a5a0001UL;
-	jump_address_phys = 0x5a5a0002UL;
-	restore_cr3 = 0x5a5a0003UL;
-}
-
-static void header_test_expect_poison(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, restore_jump_address, 0x5a5a0001UL);
-	KUNIT_EXPECT_EQ(test, jump_address_phys, 0x5a5a0002UL);
-	KUNIT_EXPECT_EQ(test, restore_cr3, 0x5a5a0003UL);
-}
 
 /* The checksum computed here, independently of compute_e820_crc32(). */
 static u32 header_test_e820_crc(const struct e820_table *table)
@@ -82,135 +33,7 @@ static u32 header_test_e820_crc(const struct e820_table *table)
 	return ~crc32_le(~0, (const u8 *)table, size);
 }
 
-static void header_save_writes_every_field(struct kunit *test)
-{
-	unsigned long cr3 = __read_cr3() & ~CR3_PCID_MASK;
-	struct restore_data_record rdr;
-
-	/* The image kernel may run with a PCID in CR3; none may be saved. */
-	restore_cr3 = cr3 | CR3_PCID_MASK;
-	memset(&rdr, 0, sizeof(rdr));
-	KUNIT_ASSERT_EQ(test, arch_hibernation_header_save(&rdr, sizeof(rdr)), 0);
-
-	KUNIT_EXPECT_EQ(test, rdr.jump_address,
-			(unsigned long)restore_registers);
-	KUNIT_EXPECT_EQ_MSG(test, rdr.jump_address_phys,
-			    (unsigned long)__pa_symbol(restore_registers),
-			    "jump_address_phys must be the physical address");
-	KUNIT_EXPECT_NE(test, rdr.jump_address_phys, rdr.jump_address);
-	KUNIT_EXPECT_EQ_MSG(test, rdr.cr3, cr3, "PCID bits must be cleared");
-	KUNIT_EXPECT_EQ(test, rdr.cr3 & CR3_PCID_MASK, 0UL);
-	KUNIT_EXPECT_EQ(test, rdr.magic, RESTORE_MAGIC);
-	KUNIT_EXPECT_EQ(test, rdr.e820_checksum,
-			(unsigned long)header_test_e820_crc(e820_table_firmware));
-}
-
-static void header_save_checks_max_size(struct kunit *test)
-{
-	const size_t size = sizeof(struct restore_data_record);
-	u8 *buf = kunit_kmalloc(test, MAX_ARCH_HEADER_SIZE, GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	memset(buf, 0xa5, MAX_ARCH_HEADER_SIZE);
-	KUNIT_EXPECT_EQ(test, arch_hibernation_header_save(buf, size - 1),
-			-EOVERFLOW);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(buf, 0xa5, MAX_ARCH_HEADER_SIZE),
-				NULL, "a refused save wrote to the buffer");
-
-	KUNIT_EXPECT_EQ(test, arch_hibernation_header_save(buf, size), 0);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(buf + size, 0xa5,
-						 MAX_ARCH_HEADER_SIZE - size),
-				NULL, "save wrote past the record");
-	/* What the core passes, from kernel/power/power.h. */
-	KUNIT_EXPECT_EQ(test,
-			arch_hibernation_header_save(buf, MAX_ARCH_HEADER_SIZE),
-			0);
-}
-
-static void header_round_trip(struct kunit *test)
-{
-	struct restore_data_record rdr;
-
-	restore_cr3 = __read_cr3();
-	KUNIT_ASSERT_EQ(test, arch_hibernation_header_save(&rdr, sizeof(rdr)), 0);
-	header_test_poison_globals();
-	KUNIT_ASSERT_EQ(test, arch_hibernation_header_restore(&rdr), 0);
-	KUNIT_EXPECT_EQ(test, restore_jump_address, rdr.jump_address);
-	KUNIT_EXPECT_EQ(test, jump_address_phys, rdr.jump_address_phys);
-	KUNIT_EXPECT_EQ(test, restore_cr3, rdr.cr3);
-}
-
-static void header_restore_refuses_wrong_magic(struct kunit *test)
-{
-	struct restore_data_record rdr;
-
-	KUNIT_ASSERT_EQ(test, arch_hibernation_header_save(&rdr, sizeof(rdr)), 0);
-	rdr.magic ^= 1;
-	header_test_poison_globals();
-	KUNIT_EXPECT_EQ(test, arch_hibernation_header_restore(&rdr), -EINVAL);
-	header_test_expect_poison(test);
-}
-
-static void header_restore_refuses_other_memory_map(struct kunit *test)
-{
-	struct restore_data_record rdr;
-
-	KUNIT_ASSERT_EQ(test, arch_hibernation_header_save(&rdr, sizeof(rdr)), 0);
-	rdr.e820_checksum ^= 1;
-	header_test_poison_globals();
-	KUNIT_EXPECT_EQ(test, arch_hibernation_header_restore(&rdr), -ENODEV);
-	/* A refused header leaves the restore state alone. */
-	header_test_expect_poison(test);
-}
-
-/*
- * The layout as the restore kernel reads it.  If this fails, the record
- * changed: give it a new RESTORE_MAGIC, then update this table.
- */
-static const struct {
-	const char *field;
-	size_t offset;
-} header_layout[] = {
-	{ "jump_address", offsetof(struct restore_data_record, jump_address) },
-	{ "jump_address_phys",
-	  offsetof(struct restore_data_record, jump_address_phys) },
-	{ "cr3", offsetof(struct restore_data_record, cr3) },
-	{ "magic", offsetof(struct restore_data_record, magic) },
-	{ "e820_checksum", offsetof(struct restore_data_record, e820_checksum) },
-};
-
-static const size_t header_layout_pinned[] = { 0, 8, 16, 24, 32 };
-
-static void header_layout_is_pinned_to_magic(struct kunit *test)
-{
-	int i;
-
-	KUNIT_EXPECT_EQ_MSG(test, RESTORE_MAGIC, 0x23456789ABCDEF02UL,
-			    "RESTORE_MAGIC changed: update the pinned layout");
-	KUNIT_EXPECT_EQ_MSG(test, sizeof(struct restore_data_record), (size_t)40,
-			    "struct restore_data_record changed size without a new RESTORE_MAGIC");
-	for (i = 0; i < ARRAY_SIZE(header_layout); i++)
-		KUNIT_EXPECT_EQ_MSG(test, header_layout[i].offset,
-				    header_layout_pinned[i],
-				    "%s moved without a new RESTORE_MAGIC",
-				    header_layout[i].field);
-}
-
-/*
- * A record for a memory map of three entries, as a 6.12 image kernel whose
- * restore_registers sat at 0xffffffff8b60a000 (physical 0x2a60a000) wrote
- * it; the checksum is the zlib crc32 of the fixture table below.
- */
-static const u8 header_fixture[] = {
-	0x00, 0xa0, 0x60, 0x8b, 0xff, 0xff, 0xff, 0xff,	/* jump_address */
-	0x00, 0xa0, 0x60, 0x2a, 0x00, 0x00, 0x00, 0x00,	/* jump_address_phys */
-	0x00, 0x30, 0x2b, 0x1a, 0x00, 0x00, 0x00, 0x00,	/* cr3 */
-	0x02, 0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23,	/* magic */
-	0x7e, 0x82, 0xfd, 0xde, 0x00, 0x00, 0x00, 0x00,	/* e820_checksum */
-};
-
-static const u32 header_fixture_crc = 0xdefd827e;
-
+/* A memory map of three entries: RAM, a hole, RAM up to 1 GiB. */
 static struct e820_table *header_fixture_e820(struct kunit *test)
 {
 	struct e820_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -225,46 +48,156 @@ static struct e820_table *header_fixture_e820(struct kunit *test)
 	return t;
 }
 
-static void header_restore_decodes_fixture(struct kunit *test)
+static void header_encode_writes_every_field(struct kunit *test)
 {
+	struct e820_table *table = header_fixture_e820(test);
+	const unsigned long cr3 = 0x1a2b3000UL;
 	struct restore_data_record rdr;
 
-	/* Runtime, not BUILD_BUG_ON: a layout change must fail with a message. */
-	KUNIT_ASSERT_EQ_MSG(test, sizeof(rdr), sizeof(header_fixture),
-			    "struct restore_data_record no longer matches the 6.12 layout: new RESTORE_MAGIC?");
-	e820_table_firmware = header_fixture_e820(test);
-	KUNIT_ASSERT_EQ(test, compute_e820_crc32(e820_table_firmware),
-			header_fixture_crc);
+	memset(&rdr, 0, sizeof(rdr));
+	/* The image kernel may run with a PCID in CR3; none may be saved. */
+	hibernation_header_encode(&rdr, cr3 | CR3_PCID_MASK, table);
 
-	memcpy(&rdr, header_fixture, sizeof(rdr));
-	header_test_poison_globals();
-	KUNIT_ASSERT_EQ(test, arch_hibernation_header_restore(&rdr), 0);
-	KUNIT_EXPECT_EQ(test, restore_jump_address, 0xffffffff8b60a000UL);
-	KUNIT_EXPECT_EQ(test, jump_address_phys, 0x2a60a000UL);
-	KUNIT_EXPECT_EQ(test, restore_cr3, 0x1a2b3000UL);
+	KUNIT_EXPECT_EQ(test, rdr.jump_address,
+			(unsigned long)restore_registers);
+	KUNIT_EXPECT_EQ_MSG(test, rdr.jump_address_phys,
+			    (unsigned long)__pa_symbol(restore_registers),
+			    "jump_address_phys must be the physical address");
+	KUNIT_EXPECT_EQ_MSG(test, rdr.cr3, cr3, "PCID bits must be cleared");
+	KUNIT_EXPECT_EQ(test, rdr.magic, RESTORE_MAGIC);
+	KUNIT_EXPECT_EQ(test, rdr.e820_checksum,
+			(unsigned long)header_test_e820_crc(table));
+}
+
+/* Only reads the running kernel's state; writes only its buffer. */
+static void header_save_checks_max_size(struct kunit *test)
+{
+	const size_t size = sizeof(struct restore_data_record);
+	const size_t room = size + 16;
+	u8 *buf = kunit_kmalloc(test, room, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(buf, 0xa5, room);
+	KUNIT_EXPECT_EQ(test, arch_hibernation_header_save(buf, size - 1),
+			-EOVERFLOW);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(buf, 0xa5, room), NULL,
+				"a refused save wrote to the buffer");
+
+	KUNIT_EXPECT_EQ(test, arch_hibernation_header_save(buf, size), 0);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(buf + size, 0xa5, room - size),
+				NULL, "save wrote past the record");
+}
+
+/* A record from this kernel, for this memory map, is accepted. */
+static void header_check_accepts_own_record(struct kunit *test)
+{
+	struct e820_table *table = header_fixture_e820(test);
+	struct restore_data_record rdr;
+
+	hibernation_header_encode(&rdr, 0x1a2b3000UL, table);
+	KUNIT_EXPECT_EQ(test, hibernation_header_check(&rdr, table), 0);
+}
+
+static void header_check_refuses_wrong_magic(struct kunit *test)
+{
+	struct e820_table *table = header_fixture_e820(test);
+	struct restore_data_record rdr;
+
+	hibernation_header_encode(&rdr, 0x1a2b3000UL, table);
+	rdr.magic ^= 1;
+	KUNIT_EXPECT_EQ(test, hibernation_header_check(&rdr, table), -EINVAL);
+}
+
+static void header_check_refuses_other_memory_map(struct kunit *test)
+{
+	struct e820_table *table = header_fixture_e820(test);
+	struct restore_data_record rdr;
+
+	hibernation_header_encode(&rdr, 0x1a2b3000UL, table);
+	table->entries[2].size -= SZ_2M;
+	KUNIT_EXPECT_EQ(test, hibernation_header_check(&rdr, table), -ENODEV);
+}
+
+/*
+ * arch_hibernation_header_restore() with headers that must be refused:
+ * the restore globals stay as they are.  The test only reads them; a
+ * restore that wrongly accepted or half-applied a header has changed them,
+ * and then the test puts them back.
+ */
+static void header_restore_refused_leaves_globals(struct kunit *test)
+{
+	const unsigned long jump = restore_jump_address;
+	const unsigned long phys = jump_address_phys;
+	const unsigned long cr3 = restore_cr3;
+	struct restore_data_record rdr;
+
+	hibernation_header_encode(&rdr, restore_cr3, e820_table_firmware);
+	/* Fields unlike the globals, so that a write shows. */
+	rdr.jump_address = ~jump;
+	rdr.jump_address_phys = ~phys;
+	rdr.cr3 = ~cr3 & PAGE_MASK;
+	rdr.e820_checksum ^= 1;
+	KUNIT_EXPECT_EQ(test, arch_hibernation_header_restore(&rdr), -ENODEV);
+	rdr.e820_checksum ^= 1;
+	rdr.magic ^= 1;
+	KUNIT_EXPECT_EQ(test, arch_hibernation_header_restore(&rdr), -EINVAL);
+
+	if (restore_jump_address != jump || jump_address_phys != phys ||
+	    restore_cr3 != cr3) {
+		restore_jump_address = jump;
+		jump_address_phys = phys;
+		restore_cr3 = cr3;
+		KUNIT_FAIL(test, "a refused header replaced the restore globals");
+	}
+}
+
+/*
+ * A record for the fixture memory map, built byte by byte as a 6.12 image
+ * kernel lays it out, its restore_registers at 0xffffffff8b60a000
+ * (physical 0x2a60a000); the checksum is the zlib crc32 of the fixture
+ * table.
+ */
+static const u8 header_fixture_612[] = {
+	0x00, 0xa0, 0x60, 0x8b, 0xff, 0xff, 0xff, 0xff,	/* jump_address */
+	0x00, 0xa0, 0x60, 0x2a, 0x00, 0x00, 0x00, 0x00,	/* jump_address_phys */
+	0x00, 0x30, 0x2b, 0x1a, 0x00, 0x00, 0x00, 0x00,	/* cr3 */
+	0x02, 0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23,	/* magic */
+	0x7e, 0x82, 0xfd, 0xde, 0x00, 0x00, 0x00, 0x00,	/* e820_checksum */
+};
+
+static const u32 header_fixture_crc = 0xdefd827e;
+
+/* The bytes an image kernel writes are read back field by field. */
+static void header_check_decodes_fixture(struct kunit *test)
+{
+	struct e820_table *table = header_fixture_e820(test);
+	struct restore_data_record rdr;
+
+	KUNIT_ASSERT_EQ(test, header_test_e820_crc(table), header_fixture_crc);
+	memcpy(&rdr, header_fixture_612, sizeof(rdr));
+	KUNIT_EXPECT_EQ(test, hibernation_header_check(&rdr, table), 0);
+	KUNIT_EXPECT_EQ(test, rdr.jump_address, 0xffffffff8b60a000UL);
+	KUNIT_EXPECT_EQ(test, rdr.jump_address_phys, 0x2a60a000UL);
+	KUNIT_EXPECT_EQ(test, rdr.cr3, 0x1a2b3000UL);
 
 	/* The same record against another memory map is refused. */
-	e820_table_firmware->entries[2].size -= SZ_2M;
-	header_test_poison_globals();
-	KUNIT_EXPECT_EQ(test, arch_hibernation_header_restore(&rdr), -ENODEV);
-	header_test_expect_poison(test);
+	table->entries[2].size -= SZ_2M;
+	KUNIT_EXPECT_EQ(test, hibernation_header_check(&rdr, table), -ENODEV);
 }
 
 static struct kunit_case header_test_cases[] = {
-	KUNIT_CASE(header_save_writes_every_field),
+	KUNIT_CASE(header_encode_writes_every_field),
 	KUNIT_CASE(header_save_checks_max_size),
-	KUNIT_CASE(header_round_trip),
-	KUNIT_CASE(header_restore_refuses_wrong_magic),
-	KUNIT_CASE(header_restore_refuses_other_memory_map),
-	KUNIT_CASE(header_layout_is_pinned_to_magic),
-	KUNIT_CASE(header_restore_decodes_fixture),
+	KUNIT_CASE(header_check_accepts_own_record),
+	KUNIT_CASE(header_check_refuses_wrong_magic),
+	KUNIT_CASE(header_check_refuses_other_memory_map),
+	KUNIT_CASE(header_check_decodes_fixture),
+	KUNIT_CASE(header_restore_refused_leaves_globals),
 	{}
 };
 
 static struct kunit_suite header_test_suite = {
 	.name = "x86_hibernate_header",
-	.init = header_test_init,
-	.exit = header_test_exit,
 	.test_cases = header_test_cases,
 };
 

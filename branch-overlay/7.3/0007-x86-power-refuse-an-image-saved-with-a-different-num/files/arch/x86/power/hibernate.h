@@ -9,6 +9,8 @@
 #ifndef _ARCH_X86_POWER_HIBERNATE_H
 #define _ARCH_X86_POWER_HIBERNATE_H
 
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <asm/e820/types.h>
 
@@ -27,8 +29,26 @@ struct restore_data_record {
 #define RESTORE_MAGIC	0x1234567AUL
 #endif
 
+#ifdef CONFIG_X86_64
+/*
+ * The layout this RESTORE_MAGIC stands for.  If the build fails here, the
+ * record changed: give it a new RESTORE_MAGIC, then update these together.
+ */
+static_assert(RESTORE_MAGIC == 0x23456789ABCDEF03UL);
+static_assert(offsetof(struct restore_data_record, jump_address) == 0);
+static_assert(offsetof(struct restore_data_record, jump_address_phys) == 8);
+static_assert(offsetof(struct restore_data_record, cr3) == 16);
+static_assert(offsetof(struct restore_data_record, magic) == 24);
+static_assert(offsetof(struct restore_data_record, e820_checksum) == 32);
+static_assert(offsetof(struct restore_data_record, pgtable_levels) == 40);
+static_assert(sizeof(struct restore_data_record) == 48);
+#endif
+
 #if IS_ENABLED(CONFIG_KUNIT)
-u32 compute_e820_crc32(struct e820_table *table);
+void hibernation_header_encode(struct restore_data_record *rdr,
+			       unsigned long cr3, struct e820_table *table);
+int hibernation_header_check(const struct restore_data_record *rdr,
+			     struct e820_table *table);
 #endif
 
 #endif /* _ARCH_X86_POWER_HIBERNATE_H */
