@@ -11,6 +11,7 @@
 #include <linux/suspend.h>
 #include <linux/scatterlist.h>
 #include <linux/kdebug.h>
+#include <linux/memblock.h>
 #include <linux/cpu.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
