@@ -16,6 +16,7 @@ from typing import List, Set
 
 import lab_judge
 import lab_kunit
+import lab_overlay
 import lab_paths
 import lab_scenarios
 import lab_static
@@ -44,10 +45,13 @@ def lab_checks(base: str) -> Set[str]:
 	return names
 
 
+def series_length(repo: Path, base: str) -> int:
+	return len(lab_overlay.read_steps(lab_paths.overlay_dir(repo, base)))
+
+
 def series_checks(repo: Path, base: str) -> Set[str]:
 	"""A series mutant inserts one commit, so steps run to count + 1."""
-	steps = len([d for d in lab_paths.overlay_dir(repo, base).iterdir()
-		     if d.is_dir()]) + 1
+	steps = series_length(repo, base) + 1
 	names = {'series/round-trip'}
 	for n in range(1, steps + 1):
 		names.add(f'series/checkpatch/{n:04d}')

@@ -32,8 +32,7 @@ class CheckNamesTest(unittest.TestCase):
 
 	def test_names_that_no_check_reports_are_refused(self) -> None:
 		# A series mutant adds one commit: step count + 1 exists, + 2 not.
-		steps = len([d for d in lab_paths.overlay_dir(REPO, '6.12')
-			     .iterdir() if d.is_dir()])
+		steps = lab_checknames.series_length(REPO, '6.12')
 		last = f'series/checkpatch/{steps + 1:04d}'
 		beyond = f'series/checkpatch/{steps + 2:04d}'
 		self.assertEqual(lab_checknames.unknown([
