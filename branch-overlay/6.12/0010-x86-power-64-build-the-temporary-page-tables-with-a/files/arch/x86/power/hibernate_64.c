@@ -97,12 +97,13 @@ static void *alloc_pgt_page(void *context)
 }
 
 /**
- * __set_up_temporary_mappings - build the page tables of the restore
+ * __set_up_temporary_mappings - build the page tables the restore switches to
  * @alloc: returns a zeroed page for each table, or NULL
  * @context: passed to @alloc
  * @offset: where the direct mapping maps physical address 0
- * @jump: the image kernel's virtual address of restore_registers(); in the
- *	kernel half, as its top-level entry is set without _PAGE_NOPTISHADOW
+ * @jump: the image kernel's virtual address of restore_registers(), in the
+ *	kernel half (with PTI, setting a user-half top-level entry would also
+ *	write its user copy, in the page after the top-level table)
  * @jump_phys: its physical address, equal to @jump modulo 2M
  * @ranges: the RAM to map, as pfn ranges
  * @nr: the number of @ranges

@@ -9,27 +9,29 @@
  * code runs from a page of the direct mapping, copies the image through
  * it and jumps through the text mapping.  The tests build the tables with
  * __set_up_temporary_mappings() in pages of their own and translate
- * addresses through them as the CPU would; they never load them.
+ * addresses through them as the CPU would; they never load them.  They
+ * run in the paging mode of the test kernel: plain kunit.py boots 4-level
+ * paging, --qemu_args='-cpu max' 5-level.
  */
 
 #include <kunit/test.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
+#include <linux/processor.h>
 #include <linux/range.h>
 #include <linux/sizes.h>
+#include <asm/init.h>
 #include <asm/page.h>
+#include <asm/suspend.h>
 
 #include "hibernate.h"
 
-#define PGTABLE_TEST_MAX_PAGES	64
-
-/* Records its pages, so that they can be freed and recognised in a walk. */
+/* Keeps its pages on a list, so that they can be freed and recognised. */
 struct pgtable_test_alloc {
-	struct kunit *test;
-	void *pages[PGTABLE_TEST_MAX_PAGES];
-	int nr;
+	struct list_head pages;
 	int requests;
 	int fail_at;	/* the request that fails, or -1 */
 };
@@ -37,24 +39,25 @@ struct pgtable_test_alloc {
 static void *pgtable_test_alloc_page(void *context)
 {
 	struct pgtable_test_alloc *a = context;
-	void *page;
+	struct page *page;
 
 	if (a->requests++ == a->fail_at)
 		return NULL;
-	if (a->nr == PGTABLE_TEST_MAX_PAGES) {
-		KUNIT_FAIL(a->test, "more than %d tables", PGTABLE_TEST_MAX_PAGES);
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
 		return NULL;
-	}
-	page = (void *)get_zeroed_page(GFP_KERNEL);
-	if (page)
-		a->pages[a->nr++] = page;
-	return page;
+	list_add_tail(&page->lru, &a->pages);
+	return page_address(page);
 }
 
 static void pgtable_test_free(struct pgtable_test_alloc *a)
 {
-	while (a->nr)
-		free_page((unsigned long)a->pages[--a->nr]);
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &a->pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
 	a->requests = 0;
 	a->fail_at = -1;
 }
@@ -66,7 +69,7 @@ static int pgtable_test_init(struct kunit *test)
 	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
-	a->test = test;
+	INIT_LIST_HEAD(&a->pages);
 	a->fail_at = -1;
 	test->priv = a;
 	return 0;
@@ -74,7 +77,8 @@ static int pgtable_test_init(struct kunit *test)
 
 static void pgtable_test_exit(struct kunit *test)
 {
-	pgtable_test_free(test->priv);
+	if (test->priv)
+		pgtable_test_free(test->priv);
 }
 
 static pgd_t *pgtable_test_build(struct kunit *test, unsigned long offset,
@@ -89,11 +93,11 @@ static pgd_t *pgtable_test_build(struct kunit *test, unsigned long offset,
 static unsigned long *pgtable_test_table(struct pgtable_test_alloc *a,
 					 unsigned long entry)
 {
-	int i;
+	struct page *page;
 
-	for (i = 0; i < a->nr; i++)
-		if (__pa(a->pages[i]) == (entry & PTE_PFN_MASK))
-			return a->pages[i];
+	list_for_each_entry(page, &a->pages, lru)
+		if (page_to_phys(page) == (entry & PTE_PFN_MASK))
+			return page_address(page);
 	return NULL;
 }
 
@@ -101,9 +105,11 @@ static unsigned long *pgtable_test_table(struct pgtable_test_alloc *a,
 struct pgtable_test_xlate {
 	bool present;
 	bool foreign;		/* through a table the test did not allocate */
+	bool reserved;		/* a reserved bit set in an entry on the way */
 	bool writable;		/* RW at every level */
 	bool executable;	/* NX at no level */
-	bool reserved;		/* address bits below the leaf size are set */
+	bool user;		/* U/S at every level */
+	bool write_back;	/* no PAT, PCD or PWT bit in the leaf */
 	phys_addr_t pa;
 };
 
@@ -111,10 +117,17 @@ static struct pgtable_test_xlate pgtable_test_xlate(struct kunit *test,
 						    pgd_t *pgd,
 						    unsigned long va)
 {
-	struct pgtable_test_xlate x = { .writable = true, .executable = true };
+	struct pgtable_test_xlate x = {
+		.writable = true, .executable = true, .user = true,
+	};
 	unsigned long *table = (unsigned long *)pgd;
 	int level = pgtable_l5_enabled() ? 5 : 4;
+	int va_bits = PAGE_SHIFT + 9 * level;
 	unsigned long entry, frame, size;
+
+	/* Sign-extended from the top bit the paging mode translates. */
+	KUNIT_ASSERT_EQ_MSG(test, (long)(va << (64 - va_bits)) >> (64 - va_bits),
+			    (long)va, "%lx is not canonical", va);
 
 	for (; level > 0; level--) {
 		size = 1UL << (PAGE_SHIFT + 9 * (level - 1));
@@ -123,16 +136,25 @@ static struct pgtable_test_xlate pgtable_test_xlate(struct kunit *test,
 			return x;
 		x.writable &= !!(entry & _PAGE_RW);
 		x.executable &= !(entry & _PAGE_NX);
+		x.user &= !!(entry & _PAGE_USER);
+		frame = entry & PTE_PFN_MASK;
+		if (frame >> boot_cpu_data.x86_phys_bits)
+			x.reserved = true;
 
 		if (level == 1 || (level <= 3 && (entry & _PAGE_PSE))) {
-			frame = entry & PTE_PFN_MASK;
 			if (level > 1)
 				frame &= ~_PAGE_PAT_LARGE;
-			x.reserved = frame & (size - 1);
+			if (level == 3 && !boot_cpu_has(X86_FEATURE_GBPAGES))
+				x.reserved = true;
+			x.reserved |= !!(frame & (size - 1));
+			x.write_back = !(entry & (_PAGE_PWT | _PAGE_PCD |
+				(level > 1 ? _PAGE_PAT_LARGE : _PAGE_PAT)));
 			x.pa = (frame & ~(size - 1)) | (va & (size - 1));
 			x.present = true;
 			return x;
 		}
+		if (entry & _PAGE_PSE)
+			x.reserved = true;
 
 		table = pgtable_test_table(test->priv, entry);
 		if (!table) {
@@ -153,9 +175,11 @@ static void pgtable_test_expect_mapped(struct kunit *test, pgd_t *pgd,
 	KUNIT_EXPECT_TRUE_MSG(test, x.present, "%lx: not mapped", va);
 	if (!x.present)
 		return;
-	KUNIT_EXPECT_EQ_MSG(test, x.pa, pa, "%lx: the wrong page", va);
+	KUNIT_EXPECT_EQ_MSG(test, x.pa, pa, "%lx: mapped to %pa", va, &x.pa);
 	KUNIT_EXPECT_FALSE_MSG(test, x.reserved, "%lx: reserved bits set", va);
 	KUNIT_EXPECT_TRUE_MSG(test, x.executable, "%lx: NX", va);
+	KUNIT_EXPECT_FALSE_MSG(test, x.user, "%lx: a user page", va);
+	KUNIT_EXPECT_TRUE_MSG(test, x.write_back, "%lx: not write-back", va);
 	if (writable)
 		KUNIT_EXPECT_TRUE_MSG(test, x.writable, "%lx: read-only", va);
 }
@@ -165,8 +189,9 @@ static void pgtable_test_expect_unmapped(struct kunit *test, pgd_t *pgd,
 {
 	struct pgtable_test_xlate x = pgtable_test_xlate(test, pgd, va);
 
-	KUNIT_EXPECT_FALSE_MSG(test, x.present, "%lx: mapped to %llx", va,
-			       (unsigned long long)x.pa);
+	KUNIT_EXPECT_FALSE_MSG(test, x.foreign, "%lx: a foreign table", va);
+	KUNIT_EXPECT_FALSE_MSG(test, x.present, "%lx: mapped to %pa", va,
+			       &x.pa);
 }
 
 /* The default direct mapping of the paging mode the test runs in. */
@@ -177,16 +202,17 @@ static unsigned long pgtable_test_offset_base(void)
 }
 
 /*
- * Entry points in the kernel image mapping and physical addresses equal to
- * them modulo 2M, as in an image header, whose 2M pages have other indexes
- * than the virtual ones at every level.
+ * Entry points in the kernel image mapping of a KASLR kernel, below
+ * KERNEL_IMAGE_SIZE, and physical addresses equal to them modulo 2M, as
+ * in an image header, whose 2M pages have other indexes than the virtual
+ * ones at every level.
  */
 static const struct {
 	unsigned long jump, jump_phys;
 } pgtable_test_targets[] = {
 	{ __START_KERNEL_map + SZ_16M + SZ_2M + 0x1e5123,
 	  SZ_128M + SZ_8M + 0x1e5123 },
-	{ __START_KERNEL_map + SZ_512M + SZ_4M + 0x40,
+	{ __START_KERNEL_map + SZ_256M + SZ_4M + 0x40,
 	  SZ_4G + SZ_64M + 0x40 },
 };
 
@@ -196,12 +222,14 @@ static void pgtable_text_mapping_maps_entry_point(struct kunit *test)
 	pgd_t *pgd;
 	int i;
 
+	kunit_info(test, "%d-level paging\n", pgtable_l5_enabled() ? 5 : 4);
+
 	for (i = 0; i < ARRAY_SIZE(pgtable_test_targets); i++) {
 		jump = pgtable_test_targets[i].jump;
 		phys = pgtable_test_targets[i].jump_phys;
 		pgd = pgtable_test_build(test, pgtable_test_offset_base(),
 					 jump, phys, NULL, 0);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(pgd));
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pgd);
 
 		/* The whole 2M page, executable; it need not be writable. */
 		base = jump & PMD_MASK;
@@ -220,79 +248,102 @@ static void pgtable_text_mapping_maps_entry_point(struct kunit *test)
 }
 
 /*
- * RAM as pfn_mapped has it: two ranges sharing the first 2M page, RAM
- * above 4G that ends off a 2M boundary, and a range whose direct mapping
- * crosses a top-level entry.
+ * RAM in several ranges, two of them in one PMD table with a gap between
+ * them, RAM above 4G that ends off a 2M boundary, at the default offset
+ * and at offsets that KASLR may pick (aligned to 1G only), two of which
+ * put the top-level and the P4D boundary (the same one with 4-level
+ * paging) at 2G of RAM.
  */
 static void pgtable_direct_map_covers_ram(struct kunit *test)
 {
-	unsigned long jump = pgtable_test_targets[0].jump;
-	unsigned long phys = pgtable_test_targets[0].jump_phys;
-	const unsigned long end_hi = SZ_4G + SZ_1G + SZ_4M + 3 * PAGE_SIZE;
-	/*
-	 * The default offset, aligned to a top-level entry, and two that
-	 * KASLR may pick, aligned only to 1G.
-	 */
+	static const struct range ram[] = {
+		{ .start = 0, .end = PHYS_PFN(SZ_4M) },
+		{ .start = PHYS_PFN(SZ_8M), .end = PHYS_PFN(SZ_2G + SZ_1G) },
+		{ .start = PHYS_PFN(SZ_4G),
+		  .end = PHYS_PFN(SZ_4G + SZ_1G + SZ_4M) + 3 },
+	};
+	const unsigned long end_hi = PFN_PHYS(ram[2].end);
 	const unsigned long offsets[] = {
 		pgtable_test_offset_base(),
 		pgtable_test_offset_base() + SZ_1G,
-		pgtable_test_offset_base() + 141UL * SZ_1G,
+		pgtable_test_offset_base() + PGDIR_SIZE - SZ_2G,
+		pgtable_test_offset_base() + P4D_SIZE - SZ_2G,
 	};
-	unsigned long offset, cross;
-	struct range ram[4];
+	unsigned long jump = pgtable_test_targets[0].jump;
+	unsigned long phys = pgtable_test_targets[0].jump_phys;
+	unsigned long offset;
 	pgd_t *pgd;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
 		offset = offsets[i];
-		/* The physical address mapped at the next top-level entry. */
-		cross = PGDIR_SIZE - (offset & (PGDIR_SIZE - 1));
-		ram[0] = (struct range){ 0, PHYS_PFN(SZ_512K + SZ_128K) };
-		ram[1] = (struct range){ PHYS_PFN(SZ_1M), PHYS_PFN(SZ_2G) };
-		ram[2] = (struct range){ PHYS_PFN(SZ_4G), PHYS_PFN(end_hi) };
-		ram[3] = (struct range){ PHYS_PFN(cross - SZ_1G),
-					 PHYS_PFN(cross + SZ_1G) };
-
 		pgd = pgtable_test_build(test, offset, jump, phys, ram,
 					 ARRAY_SIZE(ram));
-		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(pgd), "offset %lx", offset);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL_MSG(test, pgd, "offset %lx",
+						 offset);
 
 		pgtable_test_expect_mapped(test, pgd, offset, 0, true);
-		pgtable_test_expect_mapped(test, pgd, offset + SZ_1M + 5,
-					   SZ_1M + 5, true);
+		pgtable_test_expect_mapped(test, pgd, offset + SZ_4M - 1,
+					   SZ_4M - 1, true);
+		pgtable_test_expect_mapped(test, pgd, offset + SZ_8M, SZ_8M,
+					   true);
 		pgtable_test_expect_mapped(test, pgd, offset + SZ_2G - 1,
 					   SZ_2G - 1, true);
+		pgtable_test_expect_mapped(test, pgd, offset + SZ_2G, SZ_2G,
+					   true);
+		pgtable_test_expect_mapped(test, pgd, offset + SZ_2G + SZ_1G - 1,
+					   SZ_2G + SZ_1G - 1, true);
 		pgtable_test_expect_mapped(test, pgd, offset + SZ_4G, SZ_4G,
 					   true);
 		pgtable_test_expect_mapped(test, pgd, offset + end_hi - 1,
 					   end_hi - 1, true);
-		pgtable_test_expect_mapped(test, pgd, offset + cross - 1,
-					   cross - 1, true);
-		pgtable_test_expect_mapped(test, pgd, offset + cross, cross,
-					   true);
-		pgtable_test_expect_mapped(test, pgd,
-					   offset + cross + SZ_1G - 1,
-					   cross + SZ_1G - 1, true);
 
-		/* The hole, and past the 2M page the last pfn is in. */
-		pgtable_test_expect_unmapped(test, pgd, offset + SZ_2G);
+		/* The gaps, and past the 2M page the last pfn is in. */
+		pgtable_test_expect_unmapped(test, pgd, offset + SZ_4M);
+		pgtable_test_expect_unmapped(test, pgd, offset + SZ_8M - 1);
+		pgtable_test_expect_unmapped(test, pgd,
+					     offset + SZ_2G + SZ_1G);
 		pgtable_test_expect_unmapped(test, pgd, offset + SZ_4G - 1);
 		pgtable_test_expect_unmapped(test, pgd,
 					     offset + ALIGN(end_hi, SZ_2M));
-		pgtable_test_expect_unmapped(test, pgd,
-					     offset + cross + SZ_1G);
-
-		/* The text mapping is still there. */
-		pgtable_test_expect_mapped(test, pgd, jump, phys, false);
 
 		pgtable_test_free(test->priv);
 	}
 }
 
 /*
- * An entry point in the top-level entry, PUD and PMD table of the direct
- * mapping: the direct mapping must be added beside the text mapping, not
- * replace the entry the text mapping made.
+ * The tables the restore would build on this machine: its own
+ * restore_registers() as the entry point and its pfn_mapped at
+ * __PAGE_OFFSET.  The globals are only read.
+ */
+static void pgtable_maps_this_kernel(struct kunit *test)
+{
+	unsigned long jump = (unsigned long)restore_registers;
+	unsigned long phys = __pa_symbol(restore_registers);
+	phys_addr_t start, end;
+	pgd_t *pgd;
+	int i;
+
+	pgd = pgtable_test_build(test, __PAGE_OFFSET, jump, phys, pfn_mapped,
+				 nr_pfn_mapped);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pgd);
+
+	pgtable_test_expect_mapped(test, pgd, jump, phys, false);
+	for (i = 0; i < nr_pfn_mapped; i++) {
+		start = PFN_PHYS(pfn_mapped[i].start);
+		end = PFN_PHYS(pfn_mapped[i].end);
+		pgtable_test_expect_mapped(test, pgd, __PAGE_OFFSET + start,
+					   start, true);
+		pgtable_test_expect_mapped(test, pgd, __PAGE_OFFSET + end - 1,
+					   end - 1, true);
+	}
+}
+
+/*
+ * A guard of the build order: an entry point in the top-level entry, PUD
+ * and PMD table of the direct mapping (which no kernel layout has today)
+ * must keep its mapping beside the direct mapping's, not lose it to it or
+ * replace it.
  */
 static void pgtable_direct_map_keeps_text_mapping(struct kunit *test)
 {
@@ -306,7 +357,7 @@ static void pgtable_direct_map_keeps_text_mapping(struct kunit *test)
 
 	pgd = pgtable_test_build(test, offset, jump, phys, ram,
 				 ARRAY_SIZE(ram));
-	KUNIT_ASSERT_FALSE(test, IS_ERR(pgd));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pgd);
 
 	pgtable_test_expect_mapped(test, pgd, jump, phys, false);
 	pgtable_test_expect_mapped(test, pgd, offset + SZ_4M, SZ_4M, true);
@@ -327,7 +378,7 @@ static void pgtable_errors_are_returned(struct kunit *test)
 
 	pgd = pgtable_test_build(test, offset, jump, phys, ram,
 				 ARRAY_SIZE(ram));
-	KUNIT_ASSERT_FALSE(test, IS_ERR(pgd));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pgd);
 	requests = a->requests;
 	KUNIT_ASSERT_GT(test, requests, 0);
 	pgtable_test_free(a);
@@ -344,7 +395,7 @@ static void pgtable_errors_are_returned(struct kunit *test)
 		pgtable_test_free(a);
 	}
 
-	/* An offset the 2M leaves of the direct mapping cannot honour. */
+	/* kernel_ident_mapping_init()'s refusal of an offset gets through. */
 	pgd = pgtable_test_build(test, offset + SZ_1M, jump, phys, ram,
 				 ARRAY_SIZE(ram));
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(pgd), -EINVAL);
@@ -353,6 +404,7 @@ static void pgtable_errors_are_returned(struct kunit *test)
 static struct kunit_case pgtable_test_cases[] = {
 	KUNIT_CASE(pgtable_text_mapping_maps_entry_point),
 	KUNIT_CASE(pgtable_direct_map_covers_ram),
+	KUNIT_CASE(pgtable_maps_this_kernel),
 	KUNIT_CASE(pgtable_direct_map_keeps_text_mapping),
 	KUNIT_CASE(pgtable_errors_are_returned),
 	{}
