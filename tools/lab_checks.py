@@ -129,6 +129,30 @@ def check_overlay_roundtrip(ctx: Context) -> Verdict:
 		       f'{n} step(s), tree {want[:12]} reproduced')
 
 
+
+def check_mutants_apply(ctx: Context) -> Verdict:
+	"""Every mutant of the base applies to the topic branch and names
+	checks that exist: found in seconds, not after a gauntlet's
+	baseline build."""
+	tree = ctx.need_tree()
+	mutants = lab_mutants.read_mutants(
+		lab_paths.mutant_dir(ctx.req.repo, ctx.base))
+	if not mutants:
+		return Verdict('mutants-apply', SKIP,
+			       f'no mutant in mutants/{ctx.base}/')
+	lab_mutants.check_names(mutants, ctx.req.repo, ctx.base)
+	topic = tree.git.rev(lab_overlay.TOPIC)
+	with tempfile.TemporaryDirectory(prefix='mutants-apply-') as tmp:
+		bad = lab_mutants.not_applying(tree.git, topic, mutants,
+					       Path(tmp) / 'index')
+	if bad:
+		return Verdict('mutants-apply', FAIL,
+			       f'{", ".join(bad)} no longer appl'
+			       f'{"ies" if len(bad) == 1 else "y"} to '
+			       f'{lab_overlay.TOPIC} {topic[:12]}: regenerate '
+			       f'against the series (mutants/{ctx.base}/)')
+	return Verdict('mutants-apply', PASS, f'{len(mutants)} mutant(s) '
+		       f'apply to {lab_overlay.TOPIC} {topic[:12]}')
 # (verdict prefix, extra kunit_tool options, whether a skip is acceptable)
 KUNIT_RUNS = (
 	('kunit', [], True),
@@ -255,6 +279,7 @@ HOST_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 BASE_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 	'tree': check_tree,
 	'overlay-roundtrip': check_overlay_roundtrip,
+	'mutants-apply': check_mutants_apply,
 	'lava-jobs': check_lava_jobs,
 	'kunit': check_kunit,
 	'lab': check_lab,

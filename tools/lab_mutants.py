@@ -103,6 +103,22 @@ def apply(wt: Git, mutant: Mutant) -> None:
 			       f'{mutant.path.name} against the series') from e
 
 
+
+def not_applying(git: Git, rev: str, mutants: List[Mutant],
+		 index: Path) -> List[str]:
+	"""The mutants that no longer apply to rev.  Checked against a private
+	index holding rev, so no worktree is touched and nothing is built:
+	seconds, where the gauntlet would find out after its baseline."""
+	env = {'GIT_INDEX_FILE': str(index)}
+	git.run(['read-tree', rev], env=env)
+	bad = []
+	for m in mutants:
+		try:
+			git.run(['apply', '--cached', '--check', str(m.path)],
+				env=env)
+		except LabError:
+			bad.append(m.name)
+	return bad
 @dataclasses.dataclass(frozen=True)
 class MutantResult:
 	mutant: Mutant

@@ -163,6 +163,25 @@ class MutantTest(LabTestCase):
 		with self.assertRaisesRegex(LabError, 'm1 no longer applies'):
 			lab_mutants.apply(wt, m)
 
+	def test_a_mutant_that_no_longer_applies_is_named_early(self) -> None:
+		tree = self.fake.build()
+		diff = ('diff --git a/Makefile b/Makefile\n'
+			'--- a/Makefile\n+++ b/Makefile\n'
+			'@@ -1 +1 @@\n-VERSION = {}\n+VERSION = 5\n')
+		good = lab_mutants.parse_mutant(self.write(
+			'good', 'Revives: a bug\nKilled-by: kunit/s\n\n' +
+			diff.format(6)))
+		stale = lab_mutants.parse_mutant(self.write(
+			'stale', 'Revives: a bug\nKilled-by: kunit/s\n\n' +
+			diff.format(7)))
+		self.assertEqual(lab_mutants.not_applying(
+			tree.git, tree.base, [good, stale], self.root / 'index'),
+			['stale'])
+		# The tree the user works in is neither changed nor staged.
+		self.assertEqual((self.fake.tree / 'Makefile').read_text(),
+				 'VERSION = 6\n')
+		self.assertEqual(tree.git.dirty_paths(), [])
+
 	def test_a_build_kill_needs_its_named_error(self) -> None:
 		shipped = lab_paths.mutant_dir(lab_paths.REPO_ROOT, '6.12') / \
 			'header-field-added-same-magic.patch'

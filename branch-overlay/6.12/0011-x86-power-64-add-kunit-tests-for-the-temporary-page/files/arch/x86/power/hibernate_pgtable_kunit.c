@@ -17,6 +17,7 @@
 #include <kunit/test.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/io.h>
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
