@@ -710,8 +710,12 @@ def judge_mutant(m: SeriesMutant, got: Sequence[Verdict]) -> Verdict:
 	name = f'series-mutant/{m.name}'
 	if hit and stopped:
 		return Verdict(name, PASS, f'stopped at {hit.name}: {hit.detail}')
+	# The run's own reason, e.g. a later patch no longer applying on top
+	# of the mutant commit, which no stage names.
+	why = next((v.detail for v in failed if v.name == 'series'), '')
 	return Verdict(name, FAIL, f'expected a stop at {m.stops_at}; failed: ' +
-		       (', '.join(v.name for v in failed) or 'nothing'))
+		       (', '.join(v.name for v in failed) or 'nothing') +
+		       (f' ({why})' if why else ''))
 
 
 class Series:

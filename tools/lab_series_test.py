@@ -214,6 +214,18 @@ class BuildTest(unittest.TestCase):
 		self.assertEqual(lab_series.judge_mutant(m, got).line(),
 				 printed('series-mutant/commit-does-not-build')[0])
 
+	def test_a_mutant_that_stops_the_run_elsewhere_says_why(self) -> None:
+		# The cold run at 0985203: patch 10 rewrote the function the
+		# mutant commit changed, so the branch could not be built.
+		m = mutant('commit-does-not-build')
+		got = [Verdict('series', FAIL, 'git cherry-pick failed in /wt: '
+			       'error: could not apply 1234abc...')]
+		self.assertEqual(lab_series.judge_mutant(m, got).line(),
+				 'FAIL series-mutant/commit-does-not-build: '
+				 'expected a stop at series/build/0002-guest; '
+				 'failed: series (git cherry-pick failed in /wt: '
+				 'error: could not apply 1234abc...)')
+
 	def test_a_new_w1_warning_fails(self) -> None:
 		# A commit on the 6.12 topic adding a function without a
 		# prototype to hibernate.c (produced/, README).
