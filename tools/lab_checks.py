@@ -129,7 +129,6 @@ def check_overlay_roundtrip(ctx: Context) -> Verdict:
 		       f'{n} step(s), tree {want[:12]} reproduced')
 
 
-
 def check_mutants_apply(ctx: Context) -> Verdict:
 	"""Every mutant of the base applies to the topic branch and names
 	checks that exist: found in seconds, not after a gauntlet's
@@ -153,6 +152,8 @@ def check_mutants_apply(ctx: Context) -> Verdict:
 			       f'against the series (mutants/{ctx.base}/)')
 	return Verdict('mutants-apply', PASS, f'{len(mutants)} mutant(s) '
 		       f'apply to {lab_overlay.TOPIC} {topic[:12]}')
+
+
 # (verdict prefix, extra kunit_tool options, whether a skip is acceptable)
 KUNIT_RUNS = (
 	('kunit', [], True),

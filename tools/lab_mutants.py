@@ -103,7 +103,6 @@ def apply(wt: Git, mutant: Mutant) -> None:
 			       f'{mutant.path.name} against the series') from e
 
 
-
 def not_applying(git: Git, rev: str, mutants: List[Mutant],
 		 index: Path) -> List[str]:
 	"""The mutants that no longer apply to rev.  Checked against a private
@@ -119,6 +118,8 @@ def not_applying(git: Git, rev: str, mutants: List[Mutant],
 		except LabError:
 			bad.append(m.name)
 	return bad
+
+
 @dataclasses.dataclass(frozen=True)
 class MutantResult:
 	mutant: Mutant
