@@ -314,7 +314,7 @@ def _run_check(name: str, check: Callable[[Context], CheckResult],
 
 # What `make test` leaves to `make test-all` to stay inside CI's 90 minutes
 # on two cores (README): base -> checks.  Measured cold with the 11-patch
-# series: 6.12's checks take 67 minutes, 7.3's tree and KUnit 10 more; 7.3's
+# series: 6.12's checks take 63 minutes, 7.3's tree and KUnit 10 more; 7.3's
 # lab smoke (8), its gauntlets (9 and 9) and series stage (14, all measured
 # with a shorter series) would take the run far past 80.
 CI_SKIP: Dict[str, List[str]] = {
