@@ -2,8 +2,8 @@
 """Every check name a mutant may give as Killed-by: or Stops-at:.
 
 Names are built where the checks are: KUnit suites from the base's series
-(kunit/<suite>, and kunit-la57/<suite> for the same kernel booted with
-5-level paging), the static checks (lab_static.NAMES), the lab's cycle
+(<boot>/<suite> for each boot of lab_kunit.BOOTS: kunit, kunit-la57,
+kunit-pti), the static checks (lab_static.NAMES), the lab's cycle
 checks (lab/<scenario>/[cycle<N>/]<check>, lab_judge.CHECKS over the base's
 scenarios), and the series stages (series/<stage>/<step>).  A mutant naming
 anything else could never be killed, so it is refused before anything is
@@ -63,7 +63,7 @@ def series_checks(repo: Path, base: str) -> Set[str]:
 def known(repo: Path, base: str) -> Set[str]:
 	suites = kunit_suites(repo, base)
 	return {f'{k}/{s}' for s in suites
-		for k in ('kunit', lab_kunit.LA57_PREFIX)} | \
+		for k in (b.prefix for b in lab_kunit.BOOTS)} | \
 		set(lab_static.NAMES) | lab_checks(base) | \
 		series_checks(repo, base) | {'build'}
 

@@ -154,28 +154,21 @@ def check_mutants_apply(ctx: Context) -> Verdict:
 		       f'apply to {lab_overlay.TOPIC} {topic[:12]}')
 
 
-# (verdict prefix, extra kunit_tool options, whether a skip is acceptable)
-KUNIT_RUNS = (
-	('kunit', [], True),
-	# The 5-level case, which skips in the first run, must run here.
-	(lab_kunit.LA57_PREFIX, lab_kunit.LA57_OPTIONS, False),
-)
-
-
 def check_kunit(ctx: Context) -> List[Verdict]:
-	"""Our suites, built once, booted with 4-level and 5-level paging;
-	then the static checks of that kernel."""
+	"""Our suites, built once, booted each way of lab_kunit.BOOTS; then
+	the static checks of that kernel."""
 	verdicts = []
 	wt = ctx.check_worktree()
 	build = lab_kunit.check_build_dir(ctx.req.cache, ctx.base)
-	for prefix, options, allow_skip in KUNIT_RUNS:
+	for boot in lab_kunit.BOOTS:
 		# The first run builds; later ones boot the same kernel.
 		sub = 'run' if not verdicts else 'exec'
 		_, run = lab_kunit.run_kunit(lab_kunit.KunitRun(
-			wt.worktree, ctx.req.cache, ctx.base, ctx.results / prefix,
-			ctx.log(prefix), [sub, '--arch=x86_64',
-					  f'--build_dir={build}'] + options,
-			ctx.req.jobs), prefix, allow_skip)
+			wt.worktree, ctx.req.cache, ctx.base,
+			ctx.results / boot.prefix, ctx.log(boot.prefix),
+			[sub, '--arch=x86_64', f'--build_dir={build}'] +
+			list(boot.options), ctx.req.jobs), boot.prefix,
+			boot.may_skip)
 		verdicts += run
 	# The KUnit kernel has HIBERNATION and tracepoints: the static checks
 	# read it, as the gauntlet does for each mutant.

@@ -94,7 +94,16 @@ class KunitTest(unittest.TestCase):
 		self.assertEqual((s.failed, s.skipped), (0, 1))
 		self.assertGreater(s.passed, 30)
 		self.assertEqual(s.verdict('kunit').status, 'PASS')
-		self.assertEqual(s.verdict('k', allow_skip=False).status, 'FAIL')
+		# A boot that must run the skipped case fails and names it.
+		self.assertEqual(s.skipped_cases, ('ident_map_five_level',))
+		self.assertEqual(s.verdict('k', frozenset()).status, 'FAIL')
+		self.assertIn('ident_map_five_level must run',
+			      s.verdict('k', frozenset()).detail)
+		self.assertEqual(s.verdict('k', frozenset({
+			'x86_ident_map.ident_map_five_level'})).status, 'PASS')
+		# Named with its suite: the same case name elsewhere is not it.
+		self.assertEqual(s.verdict('k', frozenset({
+			'other_suite.ident_map_five_level'})).status, 'FAIL')
 
 	def test_failures_and_crashes_fail_the_suite(self) -> None:
 		text = (TEST_DATA / 'kunit-ident-map-fail.json').read_text()

@@ -153,17 +153,19 @@ class GauntletRequest:
 	jobs: int
 
 
-def needs_la57(mutants: List[Mutant]) -> bool:
-	"""A Killed-by: names a check of the 5-level KUnit boot."""
-	return any(c.startswith(lab_kunit.LA57_PREFIX + '/')
-		   for m in mutants for c in m.killed_by)
+def boots_needed(mutants: List[Mutant]) -> List[lab_kunit.Boot]:
+	"""The plain KUnit boot, and each other boot a Killed-by: names a
+	check of (kunit-la57/<suite>, kunit-pti/<suite>)."""
+	return [b for b in lab_kunit.BOOTS if b == lab_kunit.PLAIN or
+		any(c.startswith(b.prefix + '/')
+		    for m in mutants for c in m.killed_by)]
 
 
 def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
-		  build_dir: Path, la57: bool = False
+		  build_dir: Path, boots: List[lab_kunit.Boot]
 		  ) -> Tuple[bool, List[Verdict]]:
-	"""Builds and boots the worktree's KUnit kernel: (built, verdicts);
-	la57: boots it a second time with 5-level paging."""
+	"""Builds the worktree's KUnit kernel and boots it each way of
+	`boots`: (built, verdicts)."""
 	common = ['--arch=x86_64', f'--build_dir={build_dir}']
 	logs = req.results / label
 	logs.mkdir(parents=True, exist_ok=True)
@@ -172,15 +174,15 @@ def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
 		['build'] + common, req.jobs))
 	if rc != 0:
 		return False, []
-	_, verdicts = lab_kunit.run_kunit(lab_kunit.KunitRun(
-		wt.worktree, req.cache, req.base, logs, logs / 'exec.log',
-		['exec'] + common, req.jobs))
-	if la57:
+	verdicts: List[Verdict] = []
+	for boot in boots:
+		plain = boot == lab_kunit.PLAIN
 		_, more = lab_kunit.run_kunit(lab_kunit.KunitRun(
-			wt.worktree, req.cache, req.base, logs / 'la57',
-			logs / 'exec-la57.log', ['exec'] + common +
-			lab_kunit.LA57_OPTIONS, req.jobs), lab_kunit.LA57_PREFIX,
-			False)
+			wt.worktree, req.cache, req.base,
+			logs if plain else logs / boot.prefix,
+			logs / ('exec.log' if plain else f'exec-{boot.prefix}.log'),
+			['exec'] + common + list(boot.options), req.jobs),
+			boot.prefix, boot.may_skip)
 		verdicts += more
 	# The KUnit kernel has HIBERNATION=y: the static checks read it too.
 	static = lab_static.run_all(build_dir / 'vmlinux', logs / 'static')
@@ -238,7 +240,7 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 	build_dir = lab_kunit.check_build_dir(req.cache, req.base)
 	wt = prepare_worktree(req.tree, wt_path, req.commit)
 	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir,
-					needs_la57(mutants))
+					boots_needed(mutants))
 	if not built:
 		return [Verdict('mutant-baseline', FAIL, 'the unmutated branch '
 				f'does not build (see {req.results / "baseline"})')], []
@@ -252,7 +254,7 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		wt = prepare_worktree(req.tree, wt_path, req.commit)
 		apply(wt, m)
 		built, verdicts = _kunit_checks(req, wt, m.name, build_dir,
-						needs_la57([m]))
+						boots_needed([m]))
 		lab = _lab_scenarios([m])
 		if built and lab:
 			try:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import lab_base
 import lab_git
+import lab_kunit
 import lab_mutants
 import lab_overlay
 import lab_paths
@@ -30,8 +31,11 @@ class MutantTest(LabTestCase):
 	# bug anywhere in the hibernation code the static and lab checks
 	# judge (README): the seed mutants live in hibernate_64.c,
 	# hibernate_asm_64.S and kernel/power/hibernate.c, which the series
-	# leaves alone.  Anything else is a mutant of the wrong tree.
-	HIBERNATION_CODE = ('arch/x86/power/', 'kernel/power/')
+	# leaves alone; and in pti.c, whose copy of the identity map's
+	# top-level entries x86_ident_map's PTI case judges.  Anything else
+	# is a mutant of the wrong tree.
+	HIBERNATION_CODE = ('arch/x86/power/', 'kernel/power/',
+			    'arch/x86/mm/pti.c')
 
 	@staticmethod
 	def series_paths(base: str) -> frozenset:
@@ -126,16 +130,22 @@ class MutantTest(LabTestCase):
 			self.assertRegex('\n'.join(self.mutant_problems(m, series)),
 					 why)
 
-	def test_the_5_level_kunit_boot_only_where_a_mutant_names_it(self
-								   ) -> None:
+	def test_other_kunit_boots_only_where_a_mutant_names_them(self
+								) -> None:
 		mutants = {m.name: m for m in lab_mutants.read_mutants(
 			lab_paths.mutant_dir(lab_paths.REPO_ROOT, '6.12'))}
-		self.assertTrue(lab_mutants.needs_la57(
-			[mutants['ident-map-5level-link-after-fill']]))
-		self.assertFalse(lab_mutants.needs_la57(
-			[mutants['header-cr3-pcid-kept']]))
-		# The gauntlet's baseline boots it when any mutant needs it.
-		self.assertTrue(lab_mutants.needs_la57(list(mutants.values())))
+
+		def prefixes(names):
+			return [b.prefix for b in lab_mutants.boots_needed(
+				[mutants[n] for n in names])]
+		self.assertEqual(prefixes(['ident-map-5level-link-after-fill']),
+				 ['kunit', 'kunit-la57'])
+		self.assertEqual(prefixes(['pti-user-copy-ignores-noptishadow']),
+				 ['kunit', 'kunit-la57', 'kunit-pti'])
+		self.assertEqual(prefixes(['header-cr3-pcid-kept']), ['kunit'])
+		# The gauntlet's baseline boots each that any mutant needs.
+		self.assertEqual(prefixes(list(mutants)),
+				 [b.prefix for b in lab_kunit.BOOTS])
 
 	def test_malformed_mutant_is_named(self) -> None:
 		path = self.write('bad', 'Revives: x\n\nno diff here\n')

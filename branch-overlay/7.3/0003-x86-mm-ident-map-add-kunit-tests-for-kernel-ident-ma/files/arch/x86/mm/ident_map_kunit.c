@@ -18,32 +18,77 @@
 
 #define TEST_MAX_PAGES	64
 
+/*
+ * A test PGD is the first of two pages, the second poisoned: with page table
+ * isolation, setting a top-level entry in the user half without
+ * _PAGE_NOPTISHADOW also writes it to the user copy of the table, at the
+ * PGD's address with bit 12 set (kernel_to_user_pgdp()), which for an
+ * order-1 block is its second page.  The PGDs of the identity maps are
+ * single pages.  The second page is checked when the PGD is freed.
+ */
+#define TEST_PGD_ORDER	1
+#define TEST_POISON	0xa5
+
 /* Test allocator: zeroed pages, counted, failing on request. */
 struct test_alloc {
 	void *pages[TEST_MAX_PAGES];
 	bool live[TEST_MAX_PAGES];
+	bool is_pgd[TEST_MAX_PAGES];
 	int nr_alloc;		/* successful allocations */
 	int nr_calls;		/* calls of alloc_pgt_page() */
 	int fail_at;		/* call that returns NULL, 0 for none */
 	int nr_bad_free;	/* frees of pages not handed out, or twice */
+	int nr_user_copies;	/* freed PGDs whose second page was written */
+	int copied_index;	/* the first written entry of the last such */
 };
 
-static void *test_alloc_page(void *context)
+static void *test_alloc_table(struct test_alloc *ta, bool pgd)
 {
-	struct test_alloc *ta = context;
 	void *page;
 
 	ta->nr_calls++;
 	if (ta->fail_at == ta->nr_calls || ta->nr_alloc == TEST_MAX_PAGES)
 		return NULL;
 
-	page = (void *)get_zeroed_page(GFP_KERNEL);
+	page = (void *)__get_free_pages(GFP_KERNEL | __GFP_ZERO,
+					pgd ? TEST_PGD_ORDER : 0);
 	if (!page)
 		return NULL;
+	if (pgd)
+		memset(page + PAGE_SIZE, TEST_POISON, PAGE_SIZE);
 	ta->pages[ta->nr_alloc] = page;
 	ta->live[ta->nr_alloc] = true;
+	ta->is_pgd[ta->nr_alloc] = pgd;
 	ta->nr_alloc++;
 	return page;
+}
+
+static void *test_alloc_page(void *context)
+{
+	return test_alloc_table(context, false);
+}
+
+static pgd_t *test_alloc_pgd(struct test_alloc *ta)
+{
+	return test_alloc_table(ta, true);
+}
+
+static void test_release(struct test_alloc *ta, int i)
+{
+	void *written;
+
+	ta->live[i] = false;
+	if (!ta->is_pgd[i]) {
+		free_page((unsigned long)ta->pages[i]);
+		return;
+	}
+	written = memchr_inv(ta->pages[i] + PAGE_SIZE, TEST_POISON, PAGE_SIZE);
+	if (written) {
+		ta->nr_user_copies++;
+		ta->copied_index = (written - ta->pages[i] - PAGE_SIZE) /
+				   sizeof(pgd_t);
+	}
+	free_pages((unsigned long)ta->pages[i], TEST_PGD_ORDER);
 }
 
 static void test_free_page(void *page, void *context)
@@ -53,8 +98,7 @@ static void test_free_page(void *page, void *context)
 
 	for (i = 0; i < ta->nr_alloc; i++) {
 		if (ta->pages[i] == page && ta->live[i]) {
-			ta->live[i] = false;
-			free_page((unsigned long)page);
+			test_release(ta, i);
 			return;
 		}
 	}
@@ -96,29 +140,41 @@ static int ident_map_test_init(struct kunit *test)
 	ctx->info.alloc_pgt_page = test_alloc_page;
 	ctx->info.free_pgt_page = test_free_page;
 	ctx->info.context = &ctx->ta;
-	ctx->pgd = test_alloc_page(&ctx->ta);
+	ctx->pgd = test_alloc_pgd(&ctx->ta);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->pgd);
 	test->priv = ctx;
 	return 0;
 }
 
-/* Frees what the code under test did not, so a failed test leaks nothing. */
+/*
+ * Frees what the code under test did not, so a failed test leaks nothing;
+ * keeps the count of user copies found for the exit hook.
+ */
 static void test_free_leftovers(struct test_alloc *ta)
 {
+	int copies, index;
 	int i;
 
 	for (i = 0; i < ta->nr_alloc; i++)
 		if (ta->live[i])
-			free_page((unsigned long)ta->pages[i]);
+			test_release(ta, i);
+	copies = ta->nr_user_copies;
+	index = ta->copied_index;
 	memset(ta, 0, sizeof(*ta));
+	ta->nr_user_copies = copies;
+	ta->copied_index = index;
 }
 
 static void ident_map_test_exit(struct kunit *test)
 {
 	struct test_ctx *ctx = test->priv;
 
-	if (ctx)
-		test_free_leftovers(&ctx->ta);
+	if (!ctx)
+		return;
+	test_free_leftovers(&ctx->ta);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->ta.nr_user_copies, 0,
+			    "PGDs whose next page got a copy of their entries (entry %d)",
+			    ctx->ta.copied_index);
 }
 
 /* Table pages allocated by the mapping calls, not counting the PGD. */
@@ -439,7 +495,7 @@ static void ident_map_enomem_frees_all(struct kunit *test)
 		int ret;
 
 		test_free_leftovers(ta);
-		ctx->pgd = test_alloc_page(ta);
+		ctx->pgd = test_alloc_pgd(ta);
 		KUNIT_ASSERT_NOT_NULL(test, ctx->pgd);
 		ta->fail_at = n + 1;	/* call 1 was the PGD */
 		test_setup_info(ctx, c);
@@ -572,6 +628,26 @@ static void ident_map_five_level(struct kunit *test)
 			_PAGE_NOPTISHADOW);
 }
 
+/*
+ * Every case's PGD is checked for a user copy of its entries when it is
+ * freed (test_alloc_pgd()), which proves something only with PTI on.  This
+ * case skips without PTI, so a boot that must run it fails when pti=on was
+ * not honoured; with PTI it maps in the user half, where PTI would copy.
+ */
+static void ident_map_pti_user_half(struct kunit *test)
+{
+	struct test_ctx *ctx = test->priv;
+
+	if (!cpu_feature_enabled(X86_FEATURE_PTI))
+		kunit_skip(test, "page table isolation is off (boot with pti=on)");
+
+	ctx->info.page_flag = __PAGE_KERNEL_LARGE_EXEC;
+	KUNIT_ASSERT_EQ(test, test_map(ctx, SZ_16M, SZ_16M + SZ_2M), 0);
+	KUNIT_EXPECT_NULL_MSG(test, memchr_inv((void *)ctx->pgd + PAGE_SIZE,
+					       TEST_POISON, PAGE_SIZE),
+			      "the PGD entry was copied to the next page");
+}
+
 static struct kunit_case ident_map_test_cases[] = {
 	KUNIT_CASE_PARAM(ident_map_maps_range, ident_map_gen_params),
 	KUNIT_CASE_PARAM(ident_map_enomem_frees_all, ident_map_gen_params),
@@ -580,6 +656,7 @@ static struct kunit_case ident_map_test_cases[] = {
 	KUNIT_CASE(ident_map_gbpage_never_over_present_pud),
 	KUNIT_CASE(ident_map_at_page_offset_base),
 	KUNIT_CASE(ident_map_five_level),
+	KUNIT_CASE(ident_map_pti_user_half),
 	{}
 };
 
