@@ -8,6 +8,7 @@ are judge_cycle()'s, over the record as written to disk, so captured runs
 (tools/test_data/cycles/) are judged exactly as live ones.
 """
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 import lab_protocol
@@ -45,6 +46,21 @@ Judged = Tuple[List[Verdict], bool]	# verdicts, and whether to go on
 
 def check(name: str, ok: bool, detail: str) -> Verdict:
 	return Verdict(name, PASS if ok else FAIL, detail)
+
+
+# What a restore kernel prints when it found an image and did not load
+# it (the agent's no-image event cannot tell that from no image at all).
+LOAD_FAILED = re.compile(r'PM: (?:hibernation: )?(?:Failed to load image|'
+			 r'resume failed|\[Firmware Bug\]: Memory map mismatch)')
+
+
+def no_resume(lines: List[str]) -> str:
+	"""Why a restore kernel resumed nothing, from its console."""
+	said = [line.strip() for line in lines if LOAD_FAILED.search(line)]
+	if not said:
+		return 'the restore kernel found no image'
+	return ('the restore kernel found an image and did not load it: ' +
+		' | '.join(said[:3]))
 
 
 def prefix(s: Scenario, n: int) -> str:
@@ -364,8 +380,8 @@ def judge_restore_boot(s: Scenario, boot: BootRecord, n: int,
 	if s.says:
 		v.append(says(pre + 'configured', s.says, image, boot))
 	if lab_protocol.first(events, 'no-image'):
-		return v + [check(pre + 'restored', False, 'the restore kernel '
-				  'found no image')], False
+		return v + [check(pre + 'restored', False, no_resume(lines))
+			    ], False
 	last = n == s.cycles
 	if not lab_protocol.first(events, 'resumed') or \
 	   (last and (rc is None or not lab_protocol.first(events, 'done'))):

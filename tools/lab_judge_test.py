@@ -205,6 +205,16 @@ class CapturedCycleTest(unittest.TestCase):
 			      'pages (97419 pages)...', v['configured'].detail)
 		self.assertNotIn('refused', v)
 
+	def test_an_image_found_and_not_loaded_says_why(self) -> None:
+		# swap-nocompress-pfn-list-unwaited on 7.3: the PFN list is
+		# parsed before its reads complete; the kernel gives up with
+		# -EFAULT and boots on, which the agent reports as no image.
+		v = judged('7.3-nocompress-pfn-list-unwaited')
+		self.assertEqual(v['restored'].status, FAIL)
+		self.assertRegex(v['restored'].detail, r'found an image and did '
+				 r'not load it: .*Memory map mismatch.*Failed to load '
+				 r'image, recovering.*resume failed \(-14\)')
+
 	def test_a_refusal(self) -> None:
 		v = judged('6.12-corrupt-header')
 		self.assertEqual(statuses(v), {
