@@ -34,7 +34,7 @@ class MutantTest(LabTestCase):
 	# leaves alone; and in pti.c, whose copy of the identity map's
 	# top-level entries x86_ident_map's PTI case judges.  Anything else
 	# is a mutant of the wrong tree.
-	HIBERNATION_CODE = ('arch/x86/power/', 'kernel/power/',
+	CODE_UNDER_TEST = ('arch/x86/power/', 'kernel/power/',
 			    'arch/x86/mm/pti.c')
 
 	@staticmethod
@@ -63,7 +63,7 @@ class MutantTest(LabTestCase):
 		problems += [f'touches {p}, outside its series and the '
 			     'hibernation code' for p in paths
 			     if p not in series and
-			     not p.startswith(self.HIBERNATION_CODE)]
+			     not p.startswith(self.CODE_UNDER_TEST)]
 		# The text before and after, whitespace dropped: equal if the
 		# diff changes nothing a compiler sees (a moved line counts).
 		before, after = [], []
