@@ -35,7 +35,7 @@ class MutantTest(LabTestCase):
 	# top-level entries x86_ident_map's PTI case judges.  Anything else
 	# is a mutant of the wrong tree.
 	CODE_UNDER_TEST = ('arch/x86/power/', 'kernel/power/',
-			    'arch/x86/mm/pti.c')
+			   'arch/x86/mm/pti.c')
 
 	@staticmethod
 	def series_paths(base: str) -> frozenset:
