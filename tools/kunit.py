@@ -14,12 +14,12 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
-import lab_cli
-import lab_kunit
+from hiblab import cli
+from hiblab.kernel import kunit
 
 
 def main(argv: list) -> int:
-	return lab_cli.run('kunit', lambda s: run(s, argv))
+	return cli.run('kunit', lambda s: run(s, argv))
 
 
 def split_base(argv: List[str]) -> Tuple[Optional[str], List[str]]:
@@ -32,34 +32,34 @@ def split_base(argv: List[str]) -> Tuple[Optional[str], List[str]]:
 	else:
 		base, argv = argv[0].split('=', 1)[1], argv[1:]
 	if not base:
-		raise lab_cli.UsageError('--base needs a name (a section of '
+		raise cli.UsageError('--base needs a name (a section of '
 					 'linux-base.txt)')
 	return base, argv
 
 
-def run(session: lab_cli.Session, argv: List[str]) -> int:
+def run(session: cli.Session, argv: List[str]) -> int:
 	"""kunit_tool on the topic branch with our kunitconfigs; then one
 	verdict line per suite."""
 	base, argv = split_base(argv)
 	if not argv or argv[0] in ('-h', '--help') or \
-	   argv[0] not in lab_kunit.SUBCOMMANDS:
+	   argv[0] not in kunit.SUBCOMMANDS:
 		print(__doc__.strip())
-		return lab_cli.PASSED if argv and argv[0] in ('-h', '--help') \
-			else lab_cli.USAGE
-	tree = session.topic(lab_cli.pick_base(base))
+		return cli.PASSED if argv and argv[0] in ('-h', '--help') \
+			else cli.USAGE
+	tree = session.topic(cli.pick_base(base))
 	results = session.results('kunit')
-	cmd = lab_kunit.kunit_command(tree.path, session.cache, tree.pin.name,
+	cmd = kunit.kunit_command(tree.path, session.cache, tree.pin.name,
 				      results, argv, os.cpu_count() or 1)
 	cmd.prepare()
 	print(f'kunit: {" ".join(cmd.argv[1:])}', flush=True)
 	rc = subprocess.run([sys.executable] + cmd.argv, cwd=tree.path,
 			    check=False).returncode
 	if argv[0] not in ('run', 'exec', 'parse') or \
-	   lab_kunit.has_option(argv, '--raw_output'):
+	   kunit.has_option(argv, '--raw_output'):
 		return rc
-	verdicts = lab_kunit.kunit_verdicts(rc, cmd.json_path)
-	lab_cli.report(verdicts)
-	return rc or lab_cli.exit_code(verdicts)
+	verdicts = kunit.kunit_verdicts(rc, cmd.json_path)
+	cli.report(verdicts)
+	return rc or cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

@@ -16,20 +16,13 @@ import argparse
 import os
 import sys
 
-import lab_base
-import lab_checks
-import lab_cli
-import lab_fetch
-import lab_lock
-import lab_overlay
-import lab_paths
-import lab_setup
-import lab_tree
+from hiblab import checks, cli, lock, packages, paths
+from hiblab.base import fetch, kernel_tree, overlay, pins
 
 
-def tree_request(args: argparse.Namespace) -> lab_tree.TreeRequest:
-	return lab_tree.TreeRequest(repo=lab_paths.REPO_ROOT,
-				    cache=lab_paths.cache_dir(),
+def tree_request(args: argparse.Namespace) -> kernel_tree.TreeRequest:
+	return kernel_tree.TreeRequest(repo=paths.REPO_ROOT,
+				    cache=paths.cache_dir(),
 				    force=getattr(args, 'force', False),
 				    base=args.base)
 
@@ -37,53 +30,53 @@ def tree_request(args: argparse.Namespace) -> lab_tree.TreeRequest:
 def setup_handler(args: argparse.Namespace) -> int:
 	"""Installs the host packages and every base installed through apt,
 	fetches the bases pinned to another suite (only --base's, if given)."""
-	path = lab_paths.base_pin_file()
-	pins = [lab_base.read_pin(path, args.base)] if args.base else \
-		list(lab_base.read_bases(path).values())
-	specs = lab_setup.wanted([p for p in pins if not p.suite],
-				 lab_setup.read_package_list())
-	lab_setup.install(lab_setup.missing(specs),
-			  lab_paths.cache_dir() / 'logs' / 'apt.log')
-	for pin in pins:
+	path = paths.base_pin_file()
+	pinned = [pins.read_pin(path, args.base)] if args.base else \
+		list(pins.read_bases(path).values())
+	specs = packages.wanted([p for p in pinned if not p.suite],
+				 packages.read_package_list())
+	packages.install(packages.missing(specs),
+			  paths.cache_dir() / 'logs' / 'apt.log')
+	for pin in pinned:
 		if pin.suite:
-			with lab_lock.CacheLock(lab_paths.cache_dir()):
-				tarball = lab_fetch.fetch(pin, lab_paths.cache_dir())
+			with lock.CacheLock(paths.cache_dir()):
+				tarball = fetch.fetch(pin, paths.cache_dir())
 			print(f'setup: base {pin.name}: {tarball}')
 	return 0
 
 
 def tree_handler(args: argparse.Namespace) -> int:
-	tree = lab_tree.build_topic(tree_request(args))
-	print(f'tree: {tree.path} on branch {lab_overlay.TOPIC} '
+	tree = kernel_tree.build_topic(tree_request(args))
+	print(f'tree: {tree.path} on branch {overlay.TOPIC} '
 	      f'(base {tree.pin.name}, {tree.pin.tag})')
 	return 0
 
 
 def export_handler(args: argparse.Namespace) -> int:
-	tree = lab_tree.open_base(tree_request(args))
-	overlay = tree.overlay(lab_paths.REPO_ROOT)
-	n = lab_overlay.export_topic(tree.git, tree.base, overlay)
-	print(f'export: {n} step(s) in {overlay}')
+	tree = kernel_tree.open_base(tree_request(args))
+	overlay_dir = tree.overlay(paths.REPO_ROOT)
+	n = overlay.export_topic(tree.git, tree.base, overlay_dir)
+	print(f'export: {n} step(s) in {overlay_dir}')
 	return 0
 
 
 def status_handler(args: argparse.Namespace) -> int:
-	tree = lab_tree.open_base(tree_request(args))
-	topic = tree.git.rev(lab_overlay.TOPIC)
+	tree = kernel_tree.open_base(tree_request(args))
+	topic = tree.git.rev(overlay.TOPIC)
 	print(f'tree:   {tree.path}')
 	print(f'base:   {tree.pin.tag} = {tree.base[:12]} '
 	      f'({tree.pin.package} {tree.pin.package_version})')
 	print(f'topic:  {topic[:12] if topic else "(not built)"}')
-	reason = lab_overlay.unexported(tree.git, tree.base)
-	print(f"state:  {reason or f'in sync with {tree.overlay(lab_paths.REPO_ROOT)}'}")
+	reason = overlay.unexported(tree.git, tree.base)
+	print(f"state:  {reason or f'in sync with {tree.overlay(paths.REPO_ROOT)}'}")
 	return 0
 
 
 def test_handler(args: argparse.Namespace) -> int:
-	return lab_checks.run_all(lab_checks.TestRequest(
-		repo=lab_paths.REPO_ROOT, cache=lab_paths.cache_dir(),
+	return checks.run_all(checks.TestRequest(
+		repo=paths.REPO_ROOT, cache=paths.cache_dir(),
 		only=args.only, jobs=args.jobs, bases=args.base,
-		skip={} if args.all else lab_checks.CI_SKIP))
+		skip={} if args.all else checks.CI_SKIP))
 
 
 def main(argv: list) -> int:
@@ -118,7 +111,7 @@ def main(argv: list) -> int:
 	p.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	p.set_defaults(handler=test_handler)
 	args = parser.parse_args(argv)
-	return lab_cli.run(f'lab {args.command}', lambda s: run(s, args))
+	return cli.run(f'lab {args.command}', lambda s: run(s, args))
 
 
 # The commands that change the cache's tree or worktrees: one at a time.
@@ -128,26 +121,26 @@ LOCKED = ('tree', 'export', 'test')
 def check_test_args(args: argparse.Namespace) -> None:
 	"""`test`'s --only and --base names, checked before the cache lock:
 	a typo is bad usage even while another run holds the cache.
-	lab_checks.run_all checks them again for its other callers."""
-	known = list(lab_checks.HOST_CHECKS) + list(lab_checks.BASE_CHECKS)
+	checks.run_all checks them again for its other callers."""
+	known = list(checks.HOST_CHECKS) + list(checks.BASE_CHECKS)
 	unknown = [n for n in args.only if n not in known]
 	if unknown:
-		raise lab_cli.UsageError(f'unknown check(s) {", ".join(unknown)}',
+		raise cli.UsageError(f'unknown check(s) {", ".join(unknown)}',
 					 f'choose from {", ".join(known)}')
 	for base in args.base:
-		lab_cli.pick_base(base)
+		cli.pick_base(base)
 
 
-def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+def run(session: cli.Session, args: argparse.Namespace) -> int:
 	"""One subcommand, under the cache lock if it writes to the cache."""
 	if args.command == 'test':
 		check_test_args(args)
 	elif args.base is not None:
-		lab_cli.pick_base(args.base)
+		cli.pick_base(args.base)
 	if args.command in LOCKED:
 		session.lock()
 	if args.command == 'tree':
-		session.leave(lab_cli.tree_note(session.cache))
+		session.leave(cli.tree_note(session.cache))
 	return args.handler(args)
 
 

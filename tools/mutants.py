@@ -15,11 +15,9 @@ import os
 import sys
 from typing import List
 
-import lab_cli
-import lab_mutants
-import lab_overlay
-import lab_paths
-import lab_verdict
+from hiblab import cli, paths, verdict
+from hiblab.base import overlay
+from hiblab.gauntlet import mutants
 
 
 def main(argv: list) -> int:
@@ -29,45 +27,45 @@ def main(argv: list) -> int:
 			    'its first section); its mutants are mutants/<base>/')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	return lab_cli.run('mutants', lambda s: run(s, args))
+	return cli.run('mutants', lambda s: run(s, args))
 
 
-def pick_mutants(base: str, names: List[str]) -> List[lab_mutants.Mutant]:
+def pick_mutants(base: str, names: List[str]) -> List[mutants.Mutant]:
 	"""The base's mutants, or the named ones; an unknown name is bad
 	usage (nothing runs)."""
-	where = lab_paths.mutant_dir(lab_paths.REPO_ROOT, base)
-	mutants = lab_mutants.read_mutants(where)
-	unknown = set(names) - {m.name for m in mutants}
+	where = paths.mutant_dir(paths.REPO_ROOT, base)
+	found = mutants.read_mutants(where)
+	unknown = set(names) - {m.name for m in found}
 	if unknown:
-		raise lab_cli.UsageError(f'no mutant {", ".join(sorted(unknown))} '
+		raise cli.UsageError(f'no mutant {", ".join(sorted(unknown))} '
 					 f'for base {base}', f'see {where}/*.patch '
 					 'for the names')
-	return [m for m in mutants if m.name in names] if names else mutants
+	return [m for m in found if m.name in names] if names else found
 
 
-def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+def run(session: cli.Session, args: argparse.Namespace) -> int:
 	"""The gauntlet on the base's topic branch, then its verdicts, the
 	kill matrix and the files under results/."""
-	base = lab_cli.pick_base(args.base)
-	mutants = pick_mutants(base, args.names)
+	base = cli.pick_base(args.base)
+	picked = pick_mutants(base, args.names)
 	tree = session.topic(base)
 	results = session.results('mutants')
-	session.leave(lab_cli.scratch_note(session.cache))
-	baseline, outcome = lab_mutants.run_gauntlet(
-		lab_mutants.GauntletRequest(
-			tree.git, tree.git.rev(lab_overlay.TOPIC), base,
-			session.cache, results, args.jobs), mutants)
-	verdicts = [lab_verdict.Verdict(f'baseline/{v.name}', v.status,
+	session.leave(cli.scratch_note(session.cache))
+	baseline, outcome = mutants.run_gauntlet(
+		mutants.GauntletRequest(
+			tree.git, tree.git.rev(overlay.TOPIC), base,
+			session.cache, results, args.jobs), picked)
+	verdicts = [verdict.Verdict(f'baseline/{v.name}', v.status,
 					v.detail) for v in baseline]
 	verdicts += [r.verdict() for r in outcome]
-	lab_cli.report(verdicts, results)
-	matrix = lab_mutants.kill_matrix(outcome) if outcome else ''
+	cli.report(verdicts, results)
+	matrix = mutants.kill_matrix(outcome) if outcome else ''
 	print(matrix, end='')
 	(results / 'kill-matrix.txt').write_text(matrix)
 	(results / 'kill-matrix.json').write_text(json.dumps(
-		lab_mutants.matrix_json(outcome), indent=1) + '\n')
-	print(lab_verdict.summary(verdicts))
-	return lab_cli.exit_code(verdicts)
+		mutants.matrix_json(outcome), indent=1) + '\n')
+	print(verdict.summary(verdicts))
+	return cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

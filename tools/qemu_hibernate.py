@@ -16,15 +16,14 @@ import sys
 import time
 from typing import List
 
-import lab_cli
-import lab_lab
-import lab_scenarios
+from hiblab import cli
+from hiblab.lab import runner, scenarios
 
 
 def main(argv: list) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument('scenarios', nargs='*', default=['smoke'],
-			    help=f'of {", ".join(lab_scenarios.SCENARIOS)}')
+			    help=f'of {", ".join(scenarios.SCENARIOS)}')
 	parser.add_argument('--base', help='a base of linux-base.txt (default: '
 			    'its first section)')
 	parser.add_argument('--all', action='store_true',
@@ -39,51 +38,51 @@ def main(argv: list) -> int:
 			    default='auto')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	return lab_cli.run('qemu-hibernate', lambda s: run(s, args))
+	return cli.run('qemu-hibernate', lambda s: run(s, args))
 
 
 def pick_scenarios(args: argparse.Namespace,
-		   base: str) -> List[lab_scenarios.Scenario]:
+		   base: str) -> List[scenarios.Scenario]:
 	"""The scenarios asked for; one that does not exist, or does not run
 	on this base, is bad usage (nothing runs)."""
-	ours = [s.name for s in lab_scenarios.for_base(base)]
+	ours = [s.name for s in scenarios.for_base(base)]
 	names = ours if args.all else args.scenarios
-	unknown = [n for n in names if n not in lab_scenarios.SCENARIOS]
+	unknown = [n for n in names if n not in scenarios.SCENARIOS]
 	if unknown:
-		raise lab_cli.UsageError(f'unknown scenario(s) {", ".join(unknown)}',
+		raise cli.UsageError(f'unknown scenario(s) {", ".join(unknown)}',
 					 f'choose from {", ".join(ours)}')
 	elsewhere = [n for n in names if n not in ours]
 	if elsewhere:
-		raise lab_cli.UsageError(f'scenario(s) {", ".join(elsewhere)} do '
+		raise cli.UsageError(f'scenario(s) {", ".join(elsewhere)} do '
 					 f'not run on base {base}',
 					 f'choose from {", ".join(ours)}')
-	scenarios = [lab_scenarios.SCENARIOS[n] for n in names]
+	picked = [scenarios.SCENARIOS[n] for n in names]
 	if args.stress:
 		seed = args.seed if args.seed is not None else int(time.time())
 		print(f'lab: stress: {args.stress} cycles, seed {seed} (repeat '
 		      f'with --stress {args.stress} --seed {seed})')
-		scenarios = lab_scenarios.stress_scenarios(args.stress, seed)
-	return scenarios
+		picked = scenarios.stress_scenarios(args.stress, seed)
+	return picked
 
 
-def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
-	base = lab_cli.pick_base(args.base)
-	scenarios = pick_scenarios(args, base)
+def run(session: cli.Session, args: argparse.Namespace) -> int:
+	base = cli.pick_base(args.base)
+	picked = pick_scenarios(args, base)
 	cache = session.cache
 	tree = session.topic(base)
 	results = session.results('lab')
 	print(f'lab: base {base} ({tree.pin.tag}), results in '
 	      f'{results}')
-	run = lab_lab.run_lab(lab_lab.LabRequest(
-		tree.path, 'topic', base, cache, results, scenarios,
+	run = runner.run_lab(runner.LabRequest(
+		tree.path, 'topic', base, cache, results, picked,
 		args.accel, args.jobs), lambda s: print(s, flush=True))
 	verdicts = run.verdicts
-	lab_cli.report(verdicts)	# run_lab wrote verdicts.json
+	cli.report(verdicts)	# run_lab wrote verdicts.json
 	if args.stress:
 		print(run.summary())
 	print(f'lab: report {run.report}')
-	print(lab_cli.verdict_line('qemu-hibernate', verdicts))
-	return lab_cli.exit_code(verdicts)
+	print(cli.verdict_line('qemu-hibernate', verdicts))
+	return cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

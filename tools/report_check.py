@@ -15,56 +15,53 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import lab_browser
-import lab_cli
-import lab_paths
-import lab_setup
-import lab_verdict
-from lab_verdict import FAIL
+from hiblab import cli, packages, paths, verdict
+from hiblab.lab import browser
+from hiblab.verdict import FAIL
 
 
 def newest_report(repo: Path) -> Optional[Path]:
-	runs = sorted(lab_paths.results_dir(repo).glob('lab-*/report.html'))
+	runs = sorted(paths.results_dir(repo).glob('lab-*/report.html'))
 	return runs[-1].parent if runs else None
 
 
-def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+def run(session: cli.Session, args: argparse.Namespace) -> int:
 	run_dir = Path(args.run) if args.run else newest_report(session.repo)
 	if run_dir is None or not (run_dir / 'report.html').is_file():
-		raise lab_cli.UsageError(f'no report.html in '
+		raise cli.UsageError(f'no report.html in '
 					 f'{run_dir or "results/lab-*"}',
 					 'run `make qemu-hibernate` first, or name '
 					 'a lab run directory')
 	try:
-		verdicts = lab_verdict.read_json(run_dir / 'verdicts.json')
+		verdicts = verdict.read_json(run_dir / 'verdicts.json')
 	except (OSError, ValueError) as e:
-		raise lab_cli.UsageError(f'{run_dir}: no readable verdicts.json '
+		raise cli.UsageError(f'{run_dir}: no readable verdicts.json '
 					 f'({e})', 'name a lab run directory') from e
-	specs = lab_setup.missing(lab_setup.read_package_list(
-		lab_browser.PACKAGES))
+	specs = packages.missing(packages.read_package_list(
+		browser.PACKAGES))
 	if specs:
 		print(f'report-check: optional packages for the browser: '
 		      f'{" ".join(specs)}', flush=True)
-	lab_setup.install(specs, run_dir / 'report-check' / 'apt.log')
+	packages.install(specs, run_dir / 'report-check' / 'apt.log')
 	report = run_dir / 'report.html'
 	title = re.search(r'<title>(.*?)</title>', report.read_text()).group(1)
 	print(f'report-check: rendering {report}', flush=True)
-	r = lab_browser.render(report, run_dir / 'report-check')
+	r = browser.render(report, run_dir / 'report-check')
 	failed = any(v.status == FAIL for v in verdicts)
-	got = [lab_browser.judge_dom(r.dom, title, [v.name.split('/', 1)[-1]
+	got = [browser.judge_dom(r.dom, title, [v.name.split('/', 1)[-1]
 						    for v in verdicts]),
-	       lab_browser.judge_screenshot(r.png, failed)]
-	lab_cli.report(got)
+	       browser.judge_screenshot(r.png, failed)]
+	cli.report(got)
 	print(f'report-check: screenshot {run_dir / "report-check/report.png"}')
-	print(lab_cli.verdict_line('report-check', got))
-	return lab_cli.exit_code(got)
+	print(cli.verdict_line('report-check', got))
+	return cli.exit_code(got)
 
 
 def main(argv: list) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument('run', nargs='?', help='a results/lab-*/ directory')
 	args = parser.parse_args(argv)
-	return lab_cli.run('report-check', lambda s: run(s, args))
+	return cli.run('report-check', lambda s: run(s, args))
 
 
 if __name__ == '__main__':

@@ -19,11 +19,10 @@ import os
 import sys
 from pathlib import Path
 
-import lab_cli
-import lab_overlay
-import lab_paths
-import lab_series
-from lab_git import Git
+from hiblab import cli, paths
+from hiblab.base import overlay
+from hiblab.git import Git
+from hiblab.series import identity, mutants, request, series
 
 
 def main(argv: list) -> int:
@@ -37,49 +36,49 @@ def main(argv: list) -> int:
 			    'to see the run stop')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
-	return lab_cli.run('series', lambda s: run(s, args))
+	return cli.run('series', lambda s: run(s, args))
 
 
-def read_mutant(path: Path) -> lab_series.SeriesMutant:
+def read_mutant(path: Path) -> mutants.SeriesMutant:
 	"""--mutant's patch; a path that is not a file is bad usage (it
 	would otherwise surface as a Python traceback from read_text)."""
 	if not path.is_file():
-		raise lab_cli.UsageError(f'--mutant {path}: no such file',
+		raise cli.UsageError(f'--mutant {path}: no such file',
 					 'name a patch of mutants/<base>/series/')
-	return lab_series.parse_series_mutant(path)
+	return mutants.parse_series_mutant(path)
 
 
-def run(session: lab_cli.Session, args: argparse.Namespace) -> int:
+def run(session: cli.Session, args: argparse.Namespace) -> int:
 	"""b4 prep, checkpatch, builds, b4 send -o and the git am round trip
 	on a copy of the topic branch; then the verdicts and the next step."""
-	base = lab_cli.pick_base(args.base)
+	base = cli.pick_base(args.base)
 	mutant = read_mutant(args.mutant) if args.mutant else None
 	cache = session.cache
 	# Refused before the lock and before anything runs.
-	path = lab_paths.tree_dir(cache, base)
-	sender = lab_series.judge_sender(lab_series.read_git_sender(
+	path = paths.tree_dir(cache, base)
+	sender = identity.judge_sender(identity.read_git_sender(
 		Git(path if path.is_dir() else Path('/'))))
 	tree = session.topic(base)
 	# b4 send, run later from the series worktree, must see the user's
 	# identity too.
-	lab_series.drop_import_identity(tree.git)
+	identity.drop_import_identity(tree.git)
 	results = session.results('series')
 	print(f'series: base {tree.pin.name}, results in {results}, sender '
-	      f'{lab_series.format_identity(sender)}', flush=True)
-	session.leave(lab_cli.scratch_note(cache))
-	verdicts = lab_series.Series(lab_series.SeriesRequest(
-		tree.git, tree.base, tree.git.rev(lab_overlay.TOPIC), cache,
-		lab_paths.REPO_ROOT, results, args.jobs,
+	      f'{identity.format_identity(sender)}', flush=True)
+	session.leave(cli.scratch_note(cache))
+	verdicts = series.Series(request.SeriesRequest(
+		tree.git, tree.base, tree.git.rev(overlay.TOPIC), cache,
+		paths.REPO_ROOT, results, args.jobs,
 		base_name=tree.pin.name, builds=not args.no_builds,
 		mutant=mutant, sender=sender),
 		lambda s: print(s, flush=True)).run()
-	if not lab_cli.report(verdicts, results):
+	if not cli.report(verdicts, results):
 		print(f'series: mails in {results / "mails"}; to send them: '
-		      f'cd {lab_paths.worktree(cache, tree.pin.name, "series")} '
+		      f'cd {paths.worktree(cache, tree.pin.name, "series")} '
 		      '&& b4 send --reflect '
 		      '(rehearsal), then b4 send')
-	print(lab_cli.verdict_line('series', verdicts))
-	return lab_cli.exit_code(verdicts)
+	print(cli.verdict_line('series', verdicts))
+	return cli.exit_code(verdicts)
 
 
 if __name__ == '__main__':

@@ -4,7 +4,7 @@
  *
  * Built static against the kernel tree's tools/include/nolibc.  It speaks
  * one line per event, "HIBLAB <event> key=value ...", on its own UART
- * (ttyS1), which is the only interface to the host (tools/lab_protocol.py
+ * (ttyS1), which is the only interface to the host (tools/hiblab/lab/protocol.py
  * parses it); ttyS0 carries only the kernel console, so kernel messages
  * never split a protocol line.  Each line is mirrored to the console for
  * context.  hiblab.proto=console (below) puts the protocol on the console
@@ -40,13 +40,13 @@
  *                      instead of waiting for "go".  Default: wait.
  * hiblab.damage=signature|header|jump-phys|data
  *                      restore mode: before "ready-to-resume", damage the
- *                      image on the disk exactly as tools/lab_swap.py's
+ *                      image on the disk exactly as tools/hiblab/lab/swap.py's
  *                      corrupt() does from the host between the boots, and
  *                      say "damaged".  No image to damage is a
  *                      checker-error, never a verdict.
  *
  * The protocol: event (modes that send it): keys.  The same table is
- * tools/lab_protocol.py's EVENTS (its table_text()); lab_protocol_test
+ * tools/hiblab/lab/protocol.py's EVENTS (its table_text()); its protocol_test.py
  * checks this copy and every say() below against it.
  *
  * hello (image,restore,probe): mode
@@ -96,8 +96,8 @@
 
 /*
  * The image on the swap disk as kernel/power/swap.c writes it; the layout
- * is documented in tools/lab_swap.py, whose constants have these names
- * (lab_protocol_test checks that they agree).
+ * is documented in tools/hiblab/lab/swap.py, whose constants have these names
+ * (tools/hiblab/lab/protocol_test.py checks that they agree).
  */
 #define PAGE		4096
 #define HIBERNATE_SIG	"S1SUSPEND"
@@ -723,7 +723,7 @@ static int disk_io(int fd, unsigned long long off, void *buf, int len,
 	return n == len ? 0 : n < 0 ? -errno : -EIO;
 }
 
-/* Invert len bytes at off, as lab_swap's _flip() does. */
+/* Invert len bytes at off, as swap.py's _flip() does. */
 static int flip(int fd, unsigned long long off, int len)
 {
 	unsigned char buf[16];
@@ -752,7 +752,7 @@ static void damage_failed(const char *reason, int ret, int pages)
 }
 
 /*
- * hiblab.damage: what the host's lab_swap.corrupt() does between the
+ * hiblab.damage: what the host's swap.corrupt() does between the
  * boots, done here for a farm with no host step.  The kernel reads the
  * image with bios, past the page cache: fsync, and drop our cached copy.
  */
@@ -816,7 +816,7 @@ static void damage_image(const char *what)
 
 static void restore_boot(void)
 {
-	/* lab_swap.CORRUPTIONS */
+	/* swap.py's CORRUPTIONS */
 	static const char * const damages[] = {
 		"signature", "header", "jump-phys", "data"
 	};

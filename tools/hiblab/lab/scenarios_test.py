@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Scenarios as data."""
+
+import unittest
+
+from hiblab.lab import scenarios
+
+
+class ScenarioTest(unittest.TestCase):
+	def test_stress_is_seeded_and_never_offlines_cpu0(self) -> None:
+		a = scenarios.stress_scenarios(20, 7)
+		self.assertEqual(a, scenarios.stress_scenarios(20, 7))
+		self.assertNotEqual(a, scenarios.stress_scenarios(20, 8))
+		self.assertEqual(len({s.name for s in a}), 20)
+		for s in a:
+			self.assertTrue(s.churn)
+			for cpus in (s.offline_image, s.offline_restore):
+				self.assertNotIn('0', cpus.split(','))
+			self.assertEqual(s.online_after, s.offline_image)
+
+	def test_a_variant_a_base_does_not_need_is_its_plain_build(self) -> None:
+		la57 = scenarios.SCENARIOS['la57'].build
+		self.assertEqual(la57.on('6.12'), la57)
+		self.assertEqual(la57.on('7.3'), scenarios.PLAIN)
+		pti = scenarios.SCENARIOS['pti'].build
+		self.assertEqual(pti.on('7.3'), pti)
+
+	def test_paging_claims(self) -> None:
+		for s in scenarios.SCENARIOS.values():
+			self.assertIn(s.paging, scenarios.PAGING_LEVELS, s.name)
+			self.assertIn(s.paging_restore, scenarios.PAGING_LEVELS,
+				      s.name)
+			if s.paging and not s.refusal:
+				# The level is proven from CR4 at the breakpoint.
+				self.assertTrue(s.hlt_proof, s.name)
+			if s.paging_restore:
+				self.assertTrue(s.paging, s.name)
+		# A level change between the boots is refused (pristine
+		# kernels reset the guest instead: 65c0554b73c9's header has
+		# no level); the image's level comes from the image kernel's
+		# own build or command line, never the restore kernel's.
+		for name, image, restore in (('paging-5-to-4', 5, 4),
+					     ('paging-4-to-5', 4, 5)):
+			s = scenarios.SCENARIOS[name]
+			self.assertEqual((s.paging, s.paging_restore), (image, restore))
+			self.assertIn(f'uses {image}-level paging', s.refusal)
+		self.assertEqual(scenarios.SCENARIOS['la57'].paging, 5)
+		no5lvl = scenarios.SCENARIOS['no5lvl']
+		self.assertEqual((no5lvl.paging, no5lvl.cmdline), (4, 'no5lvl'))
+
+
+if __name__ == '__main__':
+	unittest.main()

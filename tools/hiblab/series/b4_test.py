@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""b4's runs judged on captured logs; the cover letter it is given."""
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from hiblab import paths
+from hiblab.errors import LabError
+from hiblab.series import b4
+from hiblab.series.captures import MADE, RUN, logged_runs
+
+
+class B4Test(unittest.TestCase):
+	def test_the_series_enrolls_and_sends(self) -> None:
+		b4_runs = logged_runs(RUN / 'b4.log')
+		self.assertEqual([' '.join(r.argv[1:3]) for r in b4_runs],
+				 ['prep -e', 'prep --edit-cover', 'prep --auto-to-cc',
+				  'prep -p', 'send -o'])
+		for r in b4_runs:
+			self.assertEqual(b4.judge_b4(r, 'x'), r.output)
+		b4.judge_auto_to_cc(b4_runs[2].output)
+
+	def test_auto_to_cc_without_get_maintainer(self) -> None:
+		# A toy repository without scripts/get_maintainer.pl: b4
+		# exits 0 and adds nobody.
+		auto = logged_runs(MADE / 'b4-editme.log', {2: 1})[1]
+		self.assertEqual(auto.argv, ('b4', 'prep', '--auto-to-cc'))
+		with self.assertRaisesRegex(LabError, 'did not run scripts/'
+					    'get_maintainer.pl.*chmod \\+x'):
+			b4.judge_auto_to_cc(
+				b4.judge_b4(auto, 'prep --auto-to-cc'))
+
+	def test_a_failing_b4_is_its_critical_line(self) -> None:
+		send = logged_runs(MADE / 'b4-editme.log', {2: 1})[2]
+		with self.assertRaises(LabError) as e:
+			b4.judge_b4(send, 'send -o')
+		self.assertEqual(str(e.exception), 'b4 send -o failed: CRITICAL: '
+				 'Looks like the cover letter needs to be edited '
+				 f'first.: see {MADE / "b4-editme.log"}')
+
+
+class CoverTest(unittest.TestCase):
+	def test_cover_letter_with_editme_is_refused(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			d = Path(tmp) / 'branch-overlay' / 'b'
+			d.mkdir(parents=True)
+			(d / 'cover-letter.txt').write_text('EDITME: title\n')
+			with self.assertRaisesRegex(LabError, 'still says EDITME'):
+				b4.read_cover(Path(tmp), 'b')
+		self.assertNotIn('EDITME', b4.read_cover(paths.REPO_ROOT,
+								 '6.12'))
+
+
+if __name__ == '__main__':
+	unittest.main()

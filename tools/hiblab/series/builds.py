@@ -1,0 +1,225 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every commit of a series built on its own, and W=1 on what it touches.
+
+CommitBuilds runs the builds in the check worktree (where make test's
+checks build, so they are incremental), one BuildRun per commit and
+configuration; the judges decide from the runs alone: a commit that does
+not build, or adds a W=1 warning its parent does not have, stops the run."""
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+
+from hiblab import paths
+from hiblab.git import Git, prepare_worktree
+from hiblab.kernel import guest, kunit
+from hiblab.series.request import SeriesRequest
+from hiblab.series.runs import Run, judge_finished, run_logged
+from hiblab.verdict import FAIL, PASS, Verdict
+
+@dataclasses.dataclass(frozen=True)
+class BuildRun:
+	"""One commit built with one configuration.  `make` holds the steps
+	in order (allnoconfig, vmlinux), up to the first that failed; the W=1
+	runs recompile the objects made from the touched .c files at the
+	parent and at the commit, None when there was nothing to recompile."""
+	step: int		# the commit's number in the series, from 1
+	commit: str
+	subject: str
+	label: str		# the configuration: 'guest' or 'kunit'
+	touched: Tuple[str, ...]	# the .c files the commit changes
+	make: Tuple[Run, ...]
+	w1_parent: Optional[Run] = None
+	w1_commit: Optional[Run] = None
+
+
+class CommitBuilds:
+	"""The per-commit builds of `make series`, in the check worktree
+	(where make test's checks build): every commit of the b4 branch with
+	every configuration asked for, then W=1 on the objects made from the
+	.c files it touches, at its parent and at it."""
+
+	def __init__(self, req: SeriesRequest,
+		     progress: Callable[[str], None] = print) -> None:
+		self.req = req
+		self.progress = progress
+
+	def each(self, wt: Git) -> Iterator[BuildRun]:
+		"""A BuildRun per commit and configuration, in series order;
+		the caller stops the builds by not asking for the next one."""
+		req = self.req
+		build_wt = prepare_worktree(
+			req.tree, paths.check_worktree(req.cache, req.base_name),
+			req.base)
+		commits = self.patch_commits(wt)
+		for n, c in enumerate(commits, 1):
+			subject = wt.text(['log', '-1', '--format=%s', c])
+			build_wt.run(['checkout', '-q', '-f', '--detach', c])
+			touched = tuple(f for f in wt.text(['diff', '--name-only',
+							   f'{c}~1', c]).split()
+					if f.endswith('.c'))
+			for label, fragments in self.configs():
+				self.progress(f'series: building {n}/{len(commits)} '
+					      f'"{subject}" ({label} config)')
+				yield self.run_build(build_wt, BuildRun(
+					n, c, subject, label, touched, ()), fragments)
+
+	def patch_commits(self, wt: Git) -> List[str]:
+		"""The b4 branch's commits but b4's cover letter, an empty
+		commit: not a patch, not built."""
+		commits = wt.text(['rev-list', '--reverse', '--no-merges',
+				   f'{self.req.base}..HEAD']).split()
+		return [c for c in commits if
+			wt.text(['diff', '--name-only', f'{c}~1', c])]
+
+	def configs(self) -> List[Tuple[str, Tuple[Path, ...]]]:
+		"""(label, config fragments) of the configurations asked for."""
+		return [c for c in (('guest', (guest.FRAGMENT,)),
+				    ('kunit', (guest.FRAGMENT,) +
+				     tuple(kunit.kunitconfigs())))
+			if c[0] in self.req.configs]
+
+	def build_dir(self, tree: Path, label: str,
+		      fragments: Tuple[Path, ...]) -> Path:
+		if fragments == (guest.FRAGMENT,):
+			# Where make test's lab check and the gauntlet build the
+			# guest config: incremental from the topic branch.
+			return guest.build_dir_for(guest.GuestRequest(
+				tree, self.req.cache, paths.CHECK_VARIANT,
+				self.req.jobs))
+		return paths.build_dir(
+			self.req.cache, f'series-{label}-{self.req.base_name}')
+
+	def run_build(self, wt: Git, b: BuildRun,
+		      fragments: Tuple[Path, ...]) -> BuildRun:
+		"""Builds b.commit (checked out in wt) with the fragments, then
+		W=1 on the objects of the touched files at its parent and at
+		it; b comes back with the runs filled in."""
+		tree = wt.worktree
+		build = self.build_dir(tree, b.label, fragments)
+		build.mkdir(parents=True, exist_ok=True)
+		merged = build / 'hiblab-fragment.config'
+		merged.write_text(''.join(Path(f).read_text() for f in fragments))
+		make = ['make', '-C', str(tree), f'O={build}', f'-j{self.req.jobs}']
+		log = self.req.results / f'build-{b.label}.log'
+		steps: List[Run] = []
+		# allnoconfig again on every commit: symbols a later commit adds
+		# are simply absent before it (KCONFIG_ALLCONFIG ignores them).
+		for argv in (make + [f'KCONFIG_ALLCONFIG={merged}', 'allnoconfig'],
+			     make + ['vmlinux']):
+			steps.append(run_logged(argv, tree, log))
+			if steps[-1].rc != 0:
+				break
+		b = dataclasses.replace(b, make=tuple(steps))
+		objs = objects_built_from(build, list(b.touched)) \
+			if steps[-1].rc == 0 else []
+		if not objs:
+			return b
+		wt.run(['checkout', '-q', '-f', '--detach', f'{b.commit}~1'])
+		parent = self.w1(make, build, objs, log)
+		wt.run(['checkout', '-q', '-f', '--detach', b.commit])
+		return dataclasses.replace(b, w1_parent=parent,
+					   w1_commit=self.w1(make, build, objs, log))
+
+	@staticmethod
+	def w1(make: List[str], build: Path, objs: List[str], log: Path) -> Run:
+		"""make W=1 of objs, removed first so that they recompile."""
+		for o in objs:
+			(build / o).unlink(missing_ok=True)
+		return run_logged(w1_command(make, objs), Path(make[2]), log)
+
+
+def objects_built_from(build: Path, sources: List[str]) -> List[str]:
+	"""Objects in a build directory whose recorded dependencies name one
+	of the sources (a .c file may be #included, as ident_map.c is)."""
+	objs = []
+	for cmd in sorted(build.rglob('.*.o.cmd')):
+		text = cmd.read_text(errors='replace')
+		if any(re.search(rf'/{re.escape(s)}(\s|$)', text, re.M)
+		       for s in sources):
+			obj = cmd.parent / cmd.name[1:-len('.cmd')]
+			if obj.exists():
+				objs.append(str(obj.relative_to(build)))
+	return objs
+
+
+def w1_command(make: List[str], objs: List[str]) -> List[str]:
+	"""`make W=1 <objs>` for single objects, serially.  arch/x86/Makefile
+	lists arch/x86/power/ in drivers-y, so kbuild reaches a goal in it both
+	from obj=arch/x86 (whose %.o rule matches power/hibernate.o) and from
+	obj=arch/x86/power: with -j2 the two compiles race for the same
+	.hibernate.o.d, and fixdep fails on whichever finds it gone.  -k: an
+	object the parent does not have must not hide the rest."""
+	return [a for a in make if not a.startswith('-j')] + \
+		['-j1', '-k', 'W=1'] + objs
+
+
+def w_key(warning: str) -> str:
+	"""A compiler warning without its path prefix and line/column, so the
+	same warning is recognised before and after a change moves it."""
+	m = re.search(r'([\w./-]+\.[ch]):\d+(?::\d+)?: (.*)$', warning)
+	if not m:
+		return warning.strip()
+	path = m[1].split('/worktrees/', 1)[-1].split('/', 1)[-1]
+	return f'{path}: {m[2]}'
+
+
+def make_goals(argv: Sequence[str]) -> str:
+	"""What a make command line builds ('vmlinux', 'W=1 a.o b.o')."""
+	return ' '.join(a for a in argv[3:] if not a.startswith('-') and
+			('=' not in a or a == 'W=1'))
+
+
+def make_error(run: Run) -> str:
+	"""'' when make succeeded, else its first line naming an error."""
+	if run.rc == 0:
+		return ''
+	errs = [l for l in run.output.splitlines() if 'error' in l]
+	return (errs or run.output.strip().splitlines() or
+		['make failed'])[0].strip()
+
+
+def w1_warnings(output: str, touched: Sequence[str]) -> List[str]:
+	"""The W=1 warnings (and errors) of a make output that name a
+	touched file."""
+	return [l for l in output.splitlines() if ('warning:' in l or
+		'error:' in l) and any(f in l for f in touched)]
+
+
+def judge_w1(parent: Run, commit: Run, touched: Sequence[str]) -> str:
+	"""'' when the commit adds no W=1 warning in the files it touches
+	(warnings the parent has already do not count: hibernate.c carries
+	kernel-doc ones from upstream), else the first new one."""
+	before = {w_key(w) for w in w1_warnings(parent.output, touched)}
+	new = [w for w in w1_warnings(commit.output, touched)
+	       if w_key(w) not in before]
+	# W=1 can fail on warnings the parent has too (kernel-doc with
+	# -Werror): only a failure the commit introduces counts.
+	if new or (commit.rc != 0 and parent.rc == 0):
+		return 'W=1: ' + (new or ['make W=1 failed'])[0].strip()
+	return ''
+
+
+def build_error(b: BuildRun) -> str:
+	"""'' when the commit builds and adds no W=1 warning, else why not."""
+	w1 = [r for r in (b.w1_parent, b.w1_commit) if r]
+	for r in b.make + tuple(w1):
+		judge_finished(r, f'make {make_goals(r.argv)} of commit '
+			       f'{b.step} ({b.label} config)')
+	err = next((e for e in map(make_error, b.make) if e), '')
+	if err or len(w1) < 2:
+		return err
+	return judge_w1(b.w1_parent, b.w1_commit, b.touched)
+
+
+def judge_build(b: BuildRun) -> List[Verdict]:
+	"""The commit's build verdict, and a stop when it failed."""
+	name = f'series/build/{b.step:04d}-{b.label}'
+	err = build_error(b)
+	if err:
+		return [Verdict(name, FAIL, f'"{b.subject}": {err}'),
+			Verdict('series', FAIL, f'stopped: commit {b.step} '
+				f'({b.commit[:12]}) does not build on its own')]
+	return [Verdict(name, PASS, f'"{b.subject}" builds; no new W=1 '
+			f'warning in {", ".join(b.touched) or "no .c file"}')]

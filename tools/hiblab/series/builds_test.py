@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The per-commit builds judged on the captured runs' build logs, and the
+helpers that pick the objects W=1 recompiles."""
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from hiblab.series import builds, mutants
+from hiblab.series.captures import (MADE, RUN, TOUCHED_612, build_runs, lines,
+				    logged_runs, mutant, printed, subjects)
+from hiblab.series.runs import Run
+from hiblab.verdict import FAIL, PASS, Verdict
+
+
+class BuildTest(unittest.TestCase):
+	def test_every_commit_builds_as_the_run_printed(self) -> None:
+		commits = list(zip(subjects(RUN / 'series.log')[:7], TOUCHED_612))
+		got = [v for b in build_runs(RUN / 'build-guest.log', commits)
+		       for v in builds.judge_build(b)]
+		self.assertEqual(lines(got), printed('series/build/'))
+
+	def test_moved_kernel_doc_warnings_are_not_new(self) -> None:
+		# Commit 6 moves hibernate.c's upstream kernel-doc warnings
+		# from lines 47 and 92 to 51 and 82.
+		commits = list(zip(subjects(RUN / 'series.log')[:7], TOUCHED_612))
+		b = build_runs(RUN / 'build-guest.log', commits)[5]
+		self.assertIn('hibernate.c:47: warning', b.w1_parent.output)
+		self.assertIn('hibernate.c:51: warning', b.w1_commit.output)
+		self.assertEqual(builds.judge_w1(b.w1_parent, b.w1_commit,
+						     b.touched), '')
+		# Nor does a W=1 make that fails at the parent as well.
+		failing = [Run(r.argv, 2, r.output, r.log)
+			   for r in (b.w1_parent, b.w1_commit)]
+		self.assertEqual(builds.judge_w1(*failing, b.touched), '')
+		self.assertEqual(builds.judge_w1(
+			b.w1_parent, failing[1], b.touched), 'W=1: make W=1 failed')
+
+	def test_a_commit_that_does_not_build_stops_the_run(self) -> None:
+		m = mutant('commit-does-not-build')
+		s = subjects(RUN / 'series.log')[7:]
+		# The vmlinux make of commit 2 (the sixth run) exited 2.
+		b = build_runs(RUN / 'mutant-commit-does-not-build' / 'build-guest.log',
+			   [(s[0], TOUCHED_612[0]), (s[1], ())], {5: 2})
+		self.assertEqual(builds.judge_build(b[0])[0].status, PASS)
+		got = builds.judge_build(b[1])
+		self.assertEqual([(v.name, v.status) for v in got],
+				 [('series/build/0002-guest', FAIL),
+				  ('series', FAIL)])
+		self.assertIn("error: implicit declaration of function "
+			      "‘temporary_mapping_fits’", got[0].detail)
+		self.assertEqual(got[1].detail, f'stopped: commit 2 '
+				 f'({b[1].commit[:12]}) does not build on its own')
+		self.assertEqual(mutants.judge_mutant(m, got).line(),
+				 printed('series-mutant/commit-does-not-build')[0])
+
+	def test_a_mutant_that_stops_the_run_elsewhere_says_why(self) -> None:
+		# The cold run at 0985203: patch 10 rewrote the function the
+		# mutant commit changed, so the branch could not be built.
+		m = mutant('commit-does-not-build')
+		got = [Verdict('series', FAIL, 'git cherry-pick failed in /wt: '
+			       'error: could not apply 1234abc...')]
+		self.assertEqual(mutants.judge_mutant(m, got).line(),
+				 'FAIL series-mutant/commit-does-not-build: '
+				 'expected a stop at series/build/0002-guest; '
+				 'failed: series (git cherry-pick failed in /wt: '
+				 'error: could not apply 1234abc...)')
+
+	def test_a_new_w1_warning_fails(self) -> None:
+		# A commit on the 6.12 topic adding a function without a
+		# prototype to hibernate.c (produced/, README).
+		subject = "x86/power: Copy the header's restore fields in a helper"
+		b = build_runs(MADE / 'build-guest-w1.log',
+			   [(subject, ('arch/x86/power/hibernate.c',))])[0]
+		got = builds.judge_build(b)
+		self.assertEqual(got[0].status, FAIL)
+		self.assertRegex(got[0].detail, r'^"x86/power: Copy .*": W=1: '
+				 r'\S*/arch/x86/power/hibernate.c:47:6: warning: '
+				 r'no previous prototype for .restore_header_fields.')
+		# The kernel-doc warnings it moved (51 -> 58, 82 -> 89) are
+		# at the parent too: the one new warning is the prototype.
+		def keys(run: Run) -> set:
+			return {builds.w_key(w) for w in builds.w1_warnings(
+				run.output, b.touched)}
+		self.assertEqual(len(keys(b.w1_parent)), 2)
+		self.assertEqual(len(keys(b.w1_commit) - keys(b.w1_parent)), 1)
+
+	def test_make_goals_name_what_hung(self) -> None:
+		b = logged_runs(RUN / 'build-guest.log')
+		self.assertEqual([builds.make_goals(r.argv) for r in b[:3]],
+				 ['allnoconfig', 'vmlinux',
+				  'W=1 arch/x86/mm/init_64.o'])
+
+
+class W1Test(unittest.TestCase):
+	"""What W=1 recompiles, and how its warnings compare."""
+
+	def test_objects_built_from_included_sources(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			b = Path(tmp)
+			(b / 'arch/x86/mm').mkdir(parents=True)
+			(b / 'arch/x86/mm/init_64.o').write_text('')
+			(b / 'arch/x86/mm/.init_64.o.cmd').write_text(
+				'deps_arch/x86/mm/init_64.o := \\\n'
+				'  /t/arch/x86/mm/init_64.c \\\n'
+				'  /t/arch/x86/mm/ident_map.c \\\n')
+			(b / 'arch/x86/mm/.other.o.cmd').write_text(
+				'  /t/arch/x86/mm/ident_map.cpp \\\n')
+			self.assertEqual(builds.objects_built_from(
+				b, ['arch/x86/mm/ident_map.c']),
+				['arch/x86/mm/init_64.o'])
+
+	def test_w1_command_is_serial(self) -> None:
+		# A parallel single-object build races in arch/x86/power/
+		# (found by CI: "fixdep: error opening file").
+		make = ['make', '-C', '/t', 'O=/b', '-j2']
+		self.assertEqual(builds.w1_command(make, ['a/b.o', 'c.o']),
+				 ['make', '-C', '/t', 'O=/b', '-j1', '-k', 'W=1',
+				  'a/b.o', 'c.o'])
+
+	def test_w1_warning_key_ignores_tree_and_line(self) -> None:
+		a = ('/c/worktrees/series-build/arch/x86/power/hibernate.c:47: '
+		     "warning: Function parameter or member 'pfn' not described")
+		b = a.replace(':47:', ':52:')
+		self.assertEqual(builds.w_key(a), builds.w_key(b))
+		self.assertEqual(builds.w_key(a), 'arch/x86/power/hibernate.c: '
+				 "warning: Function parameter or member 'pfn' not "
+				 'described')
+
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What one `make series` run is asked to do."""
+
+import dataclasses
+from pathlib import Path
+from typing import Optional, Tuple
+
+from hiblab.git import Git
+from hiblab.series.identity import Identity
+from hiblab.series.mutants import SeriesMutant
+
+@dataclasses.dataclass(frozen=True)
+class SeriesRequest:
+	tree: Git		# the kernel tree holding base and topic
+	base: str		# the pristine base commit
+	topic: str		# the topic branch's commit
+	cache: Path
+	repo: Path
+	results: Path
+	jobs: int
+	base_name: str		# the base's section in linux-base.txt
+	builds: bool = True	# build every commit (the slow stage)
+	# The configurations every commit is built with: 'guest' (the lab's)
+	# and 'kunit' (the guest config plus our KUnit suites).
+	configs: Tuple[str, ...] = ('guest', 'kunit')
+	mutant: Optional[SeriesMutant] = None
+	# Who sends the mails: author of our own patches, Signed-off-by on
+	# every one (judge_sender refuses a placeholder before the run).
+	# rehearsal: make test's run, with REHEARSAL_SENDER instead, in a
+	# worktree of its own and with the mails marked not for sending.
+	sender: Identity = ('', '')
+	rehearsal: bool = False
