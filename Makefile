@@ -72,10 +72,12 @@ kunit: setup
 mutants: setup
 	./tools/mutants.py $(BASE_OPT)
 
-## series  the topic branch as mails: b4 prep, checkpatch, per-commit
-##         builds, b4 send -o, git am round trip (never sends mail)
+## series  every series of the base as mails (SERIES=<name> for one), each
+##         on its own stack: git am on the base and its prerequisites,
+##         b4 prep, checkpatch, per-commit builds, its KUnit suites,
+##         b4 send -o, git am round trip (never sends mail)
 series: setup
-	./tools/series.py $(BASE_OPT)
+	./tools/series.py $(BASE_OPT) $(if $(SERIES),--series $(SERIES))
 
 ## clean   remove results/ (the cache tree and builds stay; see README)
 clean:

@@ -15,7 +15,7 @@ import sys
 from typing import List, Optional, Tuple
 
 from hiblab import cli
-from hiblab.kernel import kunit
+from hiblab.kernel import ccache, kunit
 
 
 def main(argv: list) -> int:
@@ -53,7 +53,7 @@ def run(session: cli.Session, argv: List[str]) -> int:
 	cmd.prepare()
 	print(f'kunit: {" ".join(cmd.argv[1:])}', flush=True)
 	rc = subprocess.run([sys.executable] + cmd.argv, cwd=tree.path,
-			    check=False).returncode
+			    env=ccache.env(session.cache), check=False).returncode
 	if argv[0] not in ('run', 'exec', 'parse') or \
 	   kunit.has_option(argv, '--raw_output'):
 		return rc

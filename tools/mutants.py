@@ -4,7 +4,9 @@
 
 Each mutant in mutants/ revives a known bug on top of the topic branch; the
 checks its Killed-by: line names must fail on it, and every check must pass
-on the unmutated branch.  Prints one verdict per mutant and the kill matrix;
+on the unmutated branch.  A mutant's checks run cheapest first and stop at
+its first kill (--full-matrix: all of them, with one kernel build per
+mutant either way).  Prints one verdict per mutant and the kill matrix;
 details and matrix JSON go to results/mutants-<time>/.  Exits non-zero if a
 mutant survives or the unmutated branch fails.
 """
@@ -17,7 +19,7 @@ from typing import List
 
 from hiblab import cli, paths, verdict
 from hiblab.base import overlay
-from hiblab.gauntlet import mutants
+from hiblab.gauntlet import mutants, run as gauntlet
 
 
 def main(argv: list) -> int:
@@ -25,6 +27,9 @@ def main(argv: list) -> int:
 	parser.add_argument('names', nargs='*', help='run only these mutants')
 	parser.add_argument('--base', help='a base of linux-base.txt (default: '
 			    'its first section); its mutants are mutants/<base>/')
+	parser.add_argument('--full-matrix', action='store_true',
+			    help='run every check on every mutant (default: '
+			    'cheapest first, each mutant up to its first kill)')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
 	return cli.run('mutants', lambda s: run(s, args))
@@ -51,10 +56,11 @@ def run(session: cli.Session, args: argparse.Namespace) -> int:
 	tree = session.topic(base)
 	results = session.results('mutants')
 	session.leave(cli.scratch_note(session.cache))
-	baseline, outcome = mutants.run_gauntlet(
-		mutants.GauntletRequest(
+	baseline, outcome = gauntlet.run_gauntlet(
+		gauntlet.GauntletRequest(
 			tree.git, tree.git.rev(overlay.TOPIC), base,
-			session.cache, results, args.jobs), picked)
+			session.cache, results, args.jobs, args.full_matrix),
+		picked)
 	verdicts = [verdict.Verdict(f'baseline/{v.name}', v.status,
 					v.detail) for v in baseline]
 	verdicts += [r.verdict() for r in outcome]

@@ -19,7 +19,7 @@
 The modules at this level are what the areas share: errors (the one
 exception a user sees), paths, git, lock (one run per cache), verdict,
 packages (make setup), cli (how every entry point ends) and testing (the
-host tests' fake base).  checks is `make test`, the one module that uses
+host tests' fake base).  checks/ is `make test`, the one part that uses
 every area.  Imports run one way only, down these layers, never in a
 circle (a unit test holds the code to it):
 

@@ -15,8 +15,10 @@ class Git:
 	def __init__(self, worktree: Path) -> None:
 		self.worktree = worktree
 
-	def run(self, args: List[str], env: Optional[Mapping[str, str]] = None,
-		stdin: Optional[bytes] = None, check: bool = True) -> bytes:
+	def attempt(self, args: List[str],
+		    env: Optional[Mapping[str, str]] = None,
+		    stdin: Optional[bytes] = None) -> subprocess.CompletedProcess:
+		"""git args, whatever its exit status: all of what it said."""
 		full_env: Dict[str, str] = dict(os.environ)
 		# A user's hooks, templates or global identity must not change
 		# what the tools produce.
@@ -24,10 +26,14 @@ class Git:
 				 'GIT_TERMINAL_PROMPT': '0', 'LC_ALL': 'C'})
 		if env:
 			full_env.update(env)
-		proc = subprocess.run(['git', '-C', str(self.worktree)] + args,
+		return subprocess.run(['git', '-C', str(self.worktree)] + args,
 				      input=stdin, stdout=subprocess.PIPE,
 				      stderr=subprocess.PIPE, env=full_env,
 				      check=False)
+
+	def run(self, args: List[str], env: Optional[Mapping[str, str]] = None,
+		stdin: Optional[bytes] = None, check: bool = True) -> bytes:
+		proc = self.attempt(args, env, stdin)
 		if check and proc.returncode != 0:
 			err = proc.stderr.decode(errors='replace').strip()
 			first = err.splitlines()[-1] if err else f'exit {proc.returncode}'

@@ -5,7 +5,7 @@ Names are built where the checks are: KUnit suites from the base's series
 (<boot>/<suite> for each boot of kunit.BOOTS: kunit, kunit-la57,
 kunit-pti), the static checks (static.NAMES), the lab's cycle
 checks (lab/<scenario>/[cycle<N>/]<check>, judge.CHECKS over the base's
-scenarios), and the series stages (series/<stage>/<step>).  A mutant naming
+scenarios), and the stages of each series (series/<series>/<stage>...).  A mutant naming
 anything else could never be killed, so it is refused before anything is
 built (checknames_test.py checks every shipped mutant).
 """
@@ -18,6 +18,7 @@ from hiblab import paths
 from hiblab.base import overlay
 from hiblab.kernel import kunit, static
 from hiblab.lab import judge, scenarios
+from hiblab.series import catalog
 
 # kunit_tool's suite names, as `struct kunit_suite` spells them.
 _SUITE = re.compile(r'^\s*\.name\s*=\s*"([^"]+)"', re.M)
@@ -48,13 +49,23 @@ def series_length(repo: Path, base: str) -> int:
 
 
 def series_checks(repo: Path, base: str) -> Set[str]:
-	"""A series mutant inserts one commit, so steps run to count + 1."""
-	steps = series_length(repo, base) + 1
-	names = {'series/round-trip'}
-	for n in range(1, steps + 1):
-		names.add(f'series/checkpatch/{n:04d}')
-		names.add(f'series/mail/{n:04d}')
-		names.update(f'series/build/{n:04d}-{c}' for c in SERIES_CONFIGS)
+	"""The stages of each series of the base (series/<series>/...); a
+	series mutant inserts one commit, so its steps run to count + 1."""
+	names: Set[str] = set()
+	suites = kunit_suites(repo, base)
+	for s in catalog.read_catalog(repo, base, series_length(repo, base)):
+		pre = f'series/{s.name}'
+		names |= {pre, f'{pre}/applies', f'{pre}/round-trip',
+			  f'{pre}/kunit'}
+		names |= {f'{pre}/{b.prefix}/{suite}' for b in kunit.BOOTS
+			  for suite in suites}
+		for n in range(0, len(s.steps) + 2):
+			names.add(f'{pre}/mail/{n:04d}')
+			if n:
+				names.add(f'{pre}/checkpatch/{n:04d}')
+				names.add(f'{pre}/build/{n:04d}')
+				names.update(f'{pre}/build/{n:04d}-{c}'
+					     for c in SERIES_CONFIGS)
 	return names
 
 

@@ -30,10 +30,10 @@ class CheckNamesTest(unittest.TestCase):
 						[m.stops_at], REPO, base), [])
 
 	def test_names_that_no_check_reports_are_refused(self) -> None:
-		# A series mutant adds one commit: step count + 1 exists, + 2 not.
-		steps = checknames.series_length(REPO, '6.12')
-		last = f'series/checkpatch/{steps + 1:04d}'
-		beyond = f'series/checkpatch/{steps + 2:04d}'
+		# A series mutant adds one commit to a series: its patch count
+		# + 1 exists, + 2 not (ident-map sends 3 patches).
+		last = 'series/ident-map/checkpatch/0004'
+		beyond = 'series/ident-map/checkpatch/0005'
 		self.assertEqual(checknames.unknown([
 			'kunit/x86_ident_map', 'kunit/x86_ident_mapp',
 			'kunit-la57/x86_ident_map', 'kunit-la57/x86_ident_mapp',
@@ -41,13 +41,16 @@ class CheckNamesTest(unittest.TestCase):
 			'lab/no-such-scenario/pattern',
 			'lab/three-cycles/cycle2/pattern', 'lab/smoke/cycle2/pattern',
 			'static/restore_image-no-cr3-switch', 'static/nothing',
-			last, beyond, 'series/build/0002-guest', 'series/build/0002-allyes'],
+			last, beyond, 'series/ident-map/build/0002-guest',
+			'series/ident-map/build/0002', 'series/build/0002-guest',
+			'series/ident-map/build/0002-allyes',
+			'series/hibernate-image/kunit-pti/x86_ident_map'],
 			REPO, '6.12'), [
 			'kunit/x86_ident_mapp', 'kunit-la57/x86_ident_mapp',
 			'lab/smoke/hlt_parking',
 			'lab/no-such-scenario/pattern', 'lab/smoke/cycle2/pattern',
-			'static/nothing', beyond,
-			'series/build/0002-allyes'])
+			'static/nothing', beyond, 'series/build/0002-guest',
+			'series/ident-map/build/0002-allyes'])
 
 	def test_scenarios_of_another_base_are_not_checks_here(self) -> None:
 		self.assertEqual(checknames.unknown(

@@ -14,21 +14,20 @@ build and its build log matches Build-error:, so an unrelated compile
 error does not count.
 
 Mutants are applied in a git worktree of their own (never the developer's
-tree) and built in one build directory per check kind, so going from one
-mutant to the next rebuilds only the files the two patches touch.
+tree) and built in one build directory per configuration, so going from
+one mutant to the next rebuilds only the files the two patches touch;
+gauntlet.run runs them.
 """
 
 import dataclasses
 import re
 from pathlib import Path
-from typing import Callable, List, Tuple
+from typing import List, Tuple
 
-from hiblab import paths
 from hiblab.errors import LabError
 from hiblab.gauntlet import checknames
-from hiblab.git import Git, prepare_worktree
-from hiblab.kernel import kunit, static
-from hiblab.lab import runner, scenarios
+from hiblab.git import Git
+from hiblab.lab import scenarios
 from hiblab.verdict import FAIL, PASS, Verdict
 
 BUILD_CHECK = 'build'
@@ -123,6 +122,7 @@ class MutantResult:
 	mutant: Mutant
 	failed: Tuple[str, ...]		# every check that failed on it
 	error: str = ''			# why it could not be judged
+	checked: Tuple[str, ...] = ()	# every check that ran on it
 
 	@property
 	def killed(self) -> bool:
@@ -141,54 +141,6 @@ class MutantResult:
 			       f'({self.mutant.revives})')
 
 
-@dataclasses.dataclass(frozen=True)
-class GauntletRequest:
-	tree: Git
-	commit: str		# the unmutated topic branch
-	base: str		# its base's name
-	cache: Path
-	results: Path
-	jobs: int
-
-
-def boots_needed(mutants: List[Mutant]) -> List[kunit.Boot]:
-	"""The plain KUnit boot, and each other boot a Killed-by: names a
-	check of (kunit-la57/<suite>, kunit-pti/<suite>)."""
-	return [b for b in kunit.BOOTS if b == kunit.PLAIN or
-		any(c.startswith(b.prefix + '/')
-		    for m in mutants for c in m.killed_by)]
-
-
-def _kunit_checks(req: GauntletRequest, wt: Git, label: str,
-		  build_dir: Path, boots: List[kunit.Boot]
-		  ) -> Tuple[bool, List[Verdict]]:
-	"""Builds the worktree's KUnit kernel and boots it each way of
-	`boots`: (built, verdicts)."""
-	common = ['--arch=x86_64', f'--build_dir={build_dir}']
-	logs = req.results / label
-	logs.mkdir(parents=True, exist_ok=True)
-	rc, _ = kunit.run_kunit(kunit.KunitRun(
-		wt.worktree, req.cache, req.base, logs, logs / 'build.log',
-		['build'] + common, req.jobs))
-	if rc != 0:
-		return False, []
-	verdicts: List[Verdict] = []
-	for boot in boots:
-		plain = boot == kunit.PLAIN
-		_, more = kunit.run_kunit(kunit.KunitRun(
-			wt.worktree, req.cache, req.base,
-			logs if plain else logs / boot.prefix,
-			logs / ('exec.log' if plain else f'exec-{boot.prefix}.log'),
-			['exec'] + common + list(boot.options), req.jobs),
-			boot.prefix, boot.may_skip)
-		verdicts += more
-	# The KUnit kernel has HIBERNATION=y: the static checks read it too.
-	static_verdicts = static.run_all(build_dir / 'vmlinux', logs / 'static')
-	(logs / 'static.txt').write_text(''.join(v.line() + '\n'
-						 for v in static_verdicts))
-	return True, verdicts + static_verdicts
-
-
 LAB_PREFIX = 'lab/'
 
 
@@ -198,7 +150,7 @@ def needs_lab(m: Mutant) -> bool:
 	return any(c.startswith(LAB_PREFIX) for c in m.killed_by)
 
 
-def _lab_scenarios(mutants: List[Mutant]) -> List[str]:
+def lab_scenarios(mutants: List[Mutant]) -> List[str]:
 	"""Scenarios named by Killed-by: lab/<scenario>/<check> lines."""
 	names = []
 	for m in mutants:
@@ -214,74 +166,17 @@ def _lab_scenarios(mutants: List[Mutant]) -> List[str]:
 	return names
 
 
-def _lab_checks(req: GauntletRequest, wt: Git, label: str,
-		names: List[str]) -> List[Verdict]:
-	logs = req.results / label / 'lab'
-	logs.mkdir(parents=True, exist_ok=True)
-	with (logs / 'progress.log').open('w') as f:
-		verdicts = runner.run_lab(runner.LabRequest(
-			wt.worktree, paths.CHECK_VARIANT, req.base, req.cache, logs,
-			[scenarios.SCENARIOS[n] for n in names], 'auto',
-			req.jobs), lambda s: print(s, file=f, flush=True)).verdicts
-	return [dataclasses.replace(v, name=LAB_PREFIX + v.name)
-		for v in verdicts]
-
-
-def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
-		 progress: Callable[[str], None] = print
-		 ) -> Tuple[List[Verdict], List[MutantResult]]:
-	"""The unmutated branch's verdicts, then each mutant's result."""
-	check_names(mutants, paths.REPO_ROOT, req.base)
-	wt_path = paths.check_worktree(req.cache, req.base)
-	progress(f'mutants: baseline (unmutated {req.commit[:12]}) in {wt_path}')
-	# Fixed once: every mutant builds incrementally in the same directory.
-	build_dir = kunit.check_build_dir(req.cache, req.base)
-	wt = prepare_worktree(req.tree, wt_path, req.commit)
-	built, baseline = _kunit_checks(req, wt, 'baseline', build_dir,
-					boots_needed(mutants))
-	if not built:
-		return [Verdict('mutant-baseline', FAIL, 'the unmutated branch '
-				f'does not build (see {req.results / "baseline"})')], []
-	lab_names = _lab_scenarios(mutants)
-	if lab_names:
-		progress(f'mutants: baseline lab ({", ".join(lab_names)})')
-		baseline += _lab_checks(req, wt, 'baseline', lab_names)
-	results = []
-	for n, m in enumerate(mutants, 1):
-		progress(f'mutants: [{n}/{len(mutants)}] {m.name}')
-		wt = prepare_worktree(req.tree, wt_path, req.commit)
-		apply(wt, m)
-		built, verdicts = _kunit_checks(req, wt, m.name, build_dir,
-						boots_needed([m]))
-		lab = _lab_scenarios([m])
-		if built and lab:
-			try:
-				verdicts += _lab_checks(req, wt, m.name, lab)
-			except LabError as e:
-				# A mutant guest that does not build is not killed.
-				built = False
-				progress(f'mutants: {m.name}: {e}')
-		log = req.results / m.name / 'build.log'
-		if not built and m.build_error:
-			verdicts = [judge_build_failure(m, log.read_text(
-				errors='replace') if log.exists() else '')]
-			built = verdicts[0].status == FAIL
-		failed = tuple(v.name for v in verdicts if v.status == FAIL)
-		error = '' if built else f'does not build (see {log})'
-		results.append(MutantResult(m, failed, error))
-	prepare_worktree(req.tree, wt_path, req.commit)
-	return baseline, results
-
-
 def kill_matrix(results: List[MutantResult]) -> str:
-	"""Mutants by checks: X failed (killed), . passed, E not judged."""
+	"""Mutants by checks: X failed (killed), . passed, - not run (the
+	mutant was killed by a cheaper check first), E not judged."""
 	checks = sorted({c for r in results for c in r.mutant.killed_by} |
 			{c for r in results for c in r.failed})
 	width = max([len(r.mutant.name) for r in results] + [6])
 	lines = [' ' * width + '  ' + '  '.join(checks)]
 	for r in results:
 		cells = ['E'.center(len(c)) if r.error else
-			 ('X' if c in r.failed else '.').center(len(c))
+			 ('X' if c in r.failed else '.' if c in r.checked or
+			  not r.checked else '-').center(len(c))
 			 for c in checks]
 		state = 'killed' if r.killed else ('ERROR' if r.error else
 						   'SURVIVED')
@@ -293,4 +188,5 @@ def kill_matrix(results: List[MutantResult]) -> str:
 def matrix_json(results: List[MutantResult]) -> List[dict]:
 	return [{'mutant': r.mutant.name, 'revives': r.mutant.revives,
 		 'expected': list(r.mutant.killed_by), 'failed': list(r.failed),
-		 'killed': r.killed, 'error': r.error} for r in results]
+		 'checked': list(r.checked), 'killed': r.killed,
+		 'error': r.error} for r in results]

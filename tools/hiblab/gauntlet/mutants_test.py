@@ -11,7 +11,7 @@ from pathlib import Path
 from hiblab import git, paths
 from hiblab.base import overlay, pins
 from hiblab.errors import LabError
-from hiblab.gauntlet import mutants
+from hiblab.gauntlet import mutants, run as gauntlet
 from hiblab.kernel import kunit
 from hiblab.testing import LabTestCase
 
@@ -135,7 +135,7 @@ class MutantTest(LabTestCase):
 			paths.mutant_dir(paths.REPO_ROOT, '6.12'))}
 
 		def prefixes(names):
-			return [b.prefix for b in mutants.boots_needed(
+			return [b.prefix for b in gauntlet.boots_needed(
 				[shipped[n] for n in names])]
 		self.assertEqual(prefixes(['ident-map-5level-link-after-fill']),
 				 ['kunit', 'kunit-la57'])

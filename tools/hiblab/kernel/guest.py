@@ -8,16 +8,41 @@ variants never share one and rebuilds are incremental.
 
 import dataclasses
 import hashlib
+import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 from hiblab import paths
 from hiblab.errors import LabError
+from hiblab.kernel import ccache, kunit
 
 FRAGMENT = paths.REPO_ROOT / 'qemu' / 'guest.config'
 AGENT_SOURCE = paths.REPO_ROOT / 'qemu' / 'agent' / 'hiblab-agent.c'
+# Each build's make output, beside its objects.
+BUILD_LOG = 'hiblab-build.log'
+BASE_FRAGMENT_DIR = paths.REPO_ROOT / 'qemu' / 'bases'
+
+
+def guest_fragments(base: str) -> Tuple[Path, ...]:
+	"""The lab's guest config on a base: qemu/guest.config, then what
+	qemu/bases/<base>.config adds there, if anything."""
+	extra = BASE_FRAGMENT_DIR / f'{base}.config'
+	return (FRAGMENT,) + ((extra,) if extra.is_file() else ())
+
+
+def check_fragments(base: str) -> Tuple[Path, ...]:
+	"""The check kernel: the lab's guest with our KUnit suites (kunit/)
+	built in, one kernel per configuration.  make test's KUnit boots
+	(kunit_tool exec on its build directory), the static checks, the
+	lab's cycles (booted with kunit.enable=0) and the gauntlet's mutants
+	all use it, so a mutant costs one build.  qemu/bases/<base>-kunit.config
+	adds what a base's KUnit needs there, if anything."""
+	extra = BASE_FRAGMENT_DIR / f'{base}-kunit.config'
+	return guest_fragments(base) + tuple(kunit.kunitconfigs()) + \
+		((extra,) if extra.is_file() else ())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +87,33 @@ def missing_options(config_text: str, want: Dict[str, str]) -> List[str]:
 		if have.get(k, 'n') != v]
 
 
+def config_key(tree: Path, fragments: str) -> str:
+	"""What a build's .config depends on: the fragments and every Kconfig
+	file of the tree as it is (committed and not)."""
+	digest = hashlib.sha256(fragments.encode())
+	for args in (['ls-files', '-s', '--', '*Kconfig*'],
+		     ['diff', 'HEAD', '--', '*Kconfig*']):
+		digest.update(subprocess.run(['git', '-C', str(tree)] + args,
+					     stdout=subprocess.PIPE,
+					     check=False).stdout)
+	return digest.hexdigest()
+
+
+def undefined_symbols(tree: Path, options: List[str]) -> List[str]:
+	"""The options (CONFIG_X=v) whose symbol no Kconfig file of the tree
+	defines: a fragment may name a test a tree does not have yet (the
+	check kernel of a series stack without the patch that adds it)."""
+	out = []
+	for opt in options:
+		name = opt.split('=', 1)[0][len('CONFIG_'):]
+		proc = subprocess.run(['git', '-C', str(tree), 'grep', '-q', '-E',
+				       rf'^(menu)?config {name}$', '--',
+				       '*Kconfig*'], check=False)
+		if proc.returncode == 1:
+			out.append(opt)
+	return out
+
+
 def build_dir_for(req: GuestRequest) -> Path:
 	digest = hashlib.sha256(str(req.tree).encode())
 	for f in req.fragments:
@@ -70,57 +122,80 @@ def build_dir_for(req: GuestRequest) -> Path:
 				   f'{digest.hexdigest()[:10]}')
 
 
+def first_error(text: str) -> str:
+	"""The line of a build log that says what went wrong first: a
+	compiler or linker error, else make's own error line, else the last
+	line."""
+	lines = [l.strip() for l in text.splitlines() if l.strip()]
+	for pattern in (r': (fatal )?error: ', r'(^|\s)(ld|ld\.\S+): ',
+			r'^make(\[\d+\])?: \*\*\* '):
+		hit = next((l for l in lines if re.search(pattern, l)), '')
+		if hit:
+			return hit
+	return lines[-1] if lines else 'no output'
+
+
 def _make(req: GuestRequest, build: Path, targets: List[str], log: Path,
 	  extra: List[str] = ()) -> None:
 	cmd = ['make', '-C', str(req.tree), f'O={build}', f'-j{req.jobs}'] + \
-		list(extra) + targets
+		ccache.make_args() + list(extra) + targets
 	with log.open('a') as f:
+		start = f.tell()
 		f.write('$ ' + ' '.join(cmd) + '\n')
 		f.flush()
 		rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
+				    env=ccache.env(req.cache),
 				    check=False).returncode
 	if rc != 0:
-		tail = log.read_text().strip().splitlines()[-3:]
-		raise LabError(f'guest build failed ({" | ".join(tail)})',
+		with log.open() as f:
+			f.seek(start)
+			text = f.read()
+		raise LabError(f'guest build failed: {first_error(text)}',
 			       f'see {log}')
+
+
+def configure(req: GuestRequest) -> Path:
+	"""The build directory with its .config for the request's fragments
+	(allnoconfig whenever they or the tree's Kconfig files changed),
+	every option of the fragments checked; nothing compiled."""
+	build = build_dir_for(req)
+	build.mkdir(parents=True, exist_ok=True)
+	log = build / BUILD_LOG
+	log.write_text('')
+	want = read_fragment(req.fragments)
+	merged = build / 'hiblab-fragment.config'
+	# allnoconfig whenever the fragments or the tree's Kconfig files
+	# changed: the tree may have moved to a commit with other symbols (a
+	# series' stack).  A mutant's change to .c files needs none.
+	text = ''.join(Path(f).read_text() for f in req.fragments)
+	stamp = build / 'hiblab-config.stamp'
+	key = config_key(req.tree, text)
+	if not (build / '.config').exists() or not stamp.exists() or \
+	   stamp.read_text() != key:
+		merged.write_text(text)
+		_make(req, build, ['allnoconfig'], log,
+		      [f'KCONFIG_ALLCONFIG={merged}'])
+		stamp.write_text(key)
+	missing = missing_options((build / '.config').read_text(), want)
+	missing = [m for m in missing
+		   if m not in undefined_symbols(req.tree, missing)]
+	if missing:
+		raise LabError(f'guest .config lacks {", ".join(missing[:4])}',
+			       'a dependency is off: fix qemu/guest.config')
+	return build
 
 
 def build_guest(req: GuestRequest,
 		progress: Callable[[str], None] = print) -> GuestImage:
-	build = build_dir_for(req)
-	build.mkdir(parents=True, exist_ok=True)
-	log = build / 'hiblab-build.log'
-	log.write_text('')
-	want = read_fragment(req.fragments)
-	merged = build / 'hiblab-fragment.config'
-	text = ''.join(Path(f).read_text() for f in req.fragments)
-	if not (build / '.config').exists() or \
-	   not merged.exists() or merged.read_text() != text:
-		merged.write_text(text)
-		_make(req, build, ['allnoconfig'], log,
-		      [f'KCONFIG_ALLCONFIG={merged}'])
-	missing = missing_options((build / '.config').read_text(), want)
-	if missing:
-		raise LabError(f'guest .config lacks {", ".join(missing[:4])}',
-			       'a dependency is off: fix qemu/guest.config')
+	build = configure(req)
+	log = build / BUILD_LOG
 	progress(f'guest: building {req.variant} kernel ({req.tree} -> {build})')
+	before, start = ccache.stats(req.cache), time.monotonic()
 	_make(req, build, ['bzImage', 'headers'], log)
-	agent = build / 'hiblab' / 'init'
-	agent.parent.mkdir(exist_ok=True)
-	cc = ['gcc', '-Os', '-static', '-nostdlib', '-fno-stack-protector',
-	      '-fno-asynchronous-unwind-tables', '-Wall', '-Wextra', '-Werror',
-	      '-Wno-unused-parameter',
-	      '-include', str(req.tree / 'tools/include/nolibc/nolibc.h'),
-	      '-I', str(req.tree / 'tools/include/nolibc'),
-	      '-I', str(build / 'usr/include'),
-	      '-o', str(agent), str(AGENT_SOURCE), '-lgcc']
-	proc = subprocess.run(cc, stdout=subprocess.PIPE,
-			      stderr=subprocess.STDOUT, check=False)
-	if proc.returncode != 0:
-		out = proc.stdout.decode().strip().splitlines() or ['no output']
-		first = next((l for l in out if ' error: ' in l), out[0])
-		raise LabError('guest agent does not build: ' + first,
-			       f'see `{" ".join(cc)}`')
+	progress(f'guest: {req.variant} kernel built in '
+		 f'{time.monotonic() - start:.0f}s; '
+		 f'{(ccache.stats(req.cache) - before).line()}')
+	agent = build_agent(req.tree, build)
 	cpio_list = build / 'hiblab' / 'initramfs.list'
 	cpio_list.write_text('dir /dev 0755 0 0\n'
 			     'nod /dev/console 0600 0 0 c 5 1\n'
@@ -134,6 +209,33 @@ def build_guest(req: GuestRequest,
 	write_initramfs(gen, cpio_list, initramfs)
 	return GuestImage(build, build / 'arch/x86/boot/bzImage', initramfs,
 			  build / 'System.map')
+
+
+def _cc(argv: List[str], what: str) -> None:
+	proc = subprocess.run(argv, stdout=subprocess.PIPE,
+			      stderr=subprocess.STDOUT, check=False)
+	if proc.returncode != 0:
+		out = proc.stdout.decode().strip().splitlines() or ['no output']
+		first = next((l for l in out if ' error: ' in l or 'Error:' in l),
+			     out[0])
+		raise LabError(f'{what} does not build: ' + first,
+			       f'see `{" ".join(argv)}`')
+
+
+def build_agent(tree: Path, build: Path) -> Path:
+	"""The static nolibc agent (/init), against the tree's nolibc and
+	the build's exported headers."""
+	agent = build / 'hiblab' / 'init'
+	agent.parent.mkdir(exist_ok=True)
+	_cc(['gcc', '-Os', '-static', '-nostdlib', '-fno-stack-protector',
+	     '-fno-asynchronous-unwind-tables', '-Wall', '-Wextra', '-Werror',
+	     '-Wno-unused-parameter',
+	     '-include', str(tree / 'tools/include/nolibc/nolibc.h'),
+	     '-I', str(tree / 'tools/include/nolibc'),
+	     '-I', str(build / 'usr/include'),
+	     '-o', str(agent), str(AGENT_SOURCE), '-lgcc'],
+	    'the guest agent')
+	return agent
 
 
 def write_initramfs(gen: Path, cpio_list: Path, out: Path) -> None:

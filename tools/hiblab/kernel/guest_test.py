@@ -9,6 +9,8 @@ from pathlib import Path
 from hiblab.errors import LabError
 from hiblab.kernel import guest
 
+TEST_DATA = Path(__file__).resolve().parent / 'test_data'
+
 
 class GuestTest(unittest.TestCase):
 	def test_fragment_and_missing_options(self) -> None:
@@ -19,6 +21,20 @@ class GuestTest(unittest.TestCase):
 		self.assertEqual(guest.missing_options(
 			config, {'CONFIG_A': 'y', 'CONFIG_B': 'n', 'CONFIG_C': '4',
 				 'CONFIG_D': 'y'}), ['CONFIG_C=4', 'CONFIG_D=y'])
+
+	def test_first_error_of_a_real_build_log(self) -> None:
+		# A 7.3 series commit that did not build (make series, mutant
+		# commit-does-not-build): the compiler's line, not make's.
+		log = (TEST_DATA / 'build-7.3-implicit-declaration.log').read_text()
+		self.assertRegex(guest.first_error(log),
+				 r'^/\S+/hibernate_64\.c:137:14: error: implicit '
+				 "declaration of function .restore_code_fits_page.")
+		make_only = '\n'.join(l for l in log.splitlines()
+				      if ': error: ' not in l)
+		self.assertRegex(guest.first_error(make_only), r'^make\[4\]: '
+				 r'\*\*\* .*hibernate_64\.o\] Error 1$')
+		self.assertEqual(guest.first_error(''), 'no output')
+
 	def test_gen_init_cpio_failure_is_one_line(self) -> None:
 		# check=True let a CalledProcessError traceback out of the lab.
 		with tempfile.TemporaryDirectory() as tmp:

@@ -11,7 +11,6 @@ through unchanged.
 import dataclasses
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from hiblab import paths
 from hiblab.errors import LabError
+from hiblab.kernel import ccache
 from hiblab.verdict import FAIL, PASS, SKIP, Verdict
 
 KUNITCONFIG_DIR = paths.REPO_ROOT / 'kunit'
@@ -51,6 +51,13 @@ BOOTS = (
 	Boot('kunit-pti', ('--kernel_args=pti=on',),
 	     frozenset({'x86_ident_map.ident_map_five_level'})),
 )
+
+
+def exec_args(build_dir: Path, boot: Boot) -> List[str]:
+	"""kunit_tool exec of a kernel built elsewhere (the check kernel,
+	kernel.guest.check_fragments), booted the boot's way."""
+	return ['exec', '--arch=x86_64', f'--build_dir={build_dir}'] + \
+		list(boot.options)
 
 
 def kunitconfigs(directory: Path = KUNITCONFIG_DIR) -> List[Path]:
@@ -97,13 +104,6 @@ def default_build_dir(cache: Path, base: str, args: Sequence[str],
 				   build_variant(kunitconfigs(), args))
 
 
-def check_build_dir(cache: Path, base: str) -> Path:
-	"""The KUnit build directory of a base's check worktree (hiblab.paths),
-	shared by make test's KUnit check and the gauntlet."""
-	return default_build_dir(cache, base, ['--arch=x86_64'],
-				 paths.CHECK_VARIANT + '-')
-
-
 @dataclasses.dataclass(frozen=True)
 class KunitCommand:
 	argv: List[str]
@@ -136,6 +136,10 @@ def kunit_command(tree: Path, cache: Path, base: str, results: Path,
 		extra.append(f'--build_dir={build}')
 	if sub in ('run', 'build') and not has_option(rest, '--jobs'):
 		extra.append(f'--jobs={jobs}')
+	if sub in ('run', 'config', 'build') and ccache.make_args() and \
+	   not any(v.startswith('CC=') for v in
+		   option_values(rest, '--make_options')):
+		extra += [f'--make_options={a}' for a in ccache.make_args()]
 	json_path = results / 'kunit.json'
 	if sub in ('run', 'exec', 'parse') and not has_option(rest, '--json') \
 	   and not has_option(rest, '--raw_output'):
@@ -250,7 +254,7 @@ def run_kunit(run: KunitRun, prefix: str = 'kunit',
 	cmd = kunit_command(run.tree, run.cache, run.base, run.results, run.args,
 			    run.jobs)
 	cmd.prepare()
-	env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
+	env = dict(ccache.env(run.cache), PYTHONDONTWRITEBYTECODE='1')
 	with run.log.open('w') as f:
 		f.write(f'$ {" ".join(cmd.argv)}\n')
 		f.flush()

@@ -4,10 +4,11 @@
 
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 from hiblab.errors import LabError
-from hiblab.kernel import kunit
+from hiblab.kernel import ccache, kunit
 
 TEST_DATA = Path(__file__).resolve().parent / 'test_data'
 
@@ -46,11 +47,24 @@ class KunitTest(unittest.TestCase):
 			self.assertFalse(cmd.build_dir.exists())
 
 	def test_user_options_win_and_pass_through(self) -> None:
-		cmd = self.command(['run', '--kunitconfig=x', '--build_dir=b',
-				    '--jobs=7', '--raw_output', 'x86_ident_map'])
+		with unittest.mock.patch.object(ccache, 'available',
+						lambda: False):
+			cmd = self.command(['run', '--kunitconfig=x', '--build_dir=b',
+					    '--jobs=7', '--raw_output',
+					    'x86_ident_map'])
 		self.assertEqual(cmd.argv[2:], ['--kunitconfig=x', '--build_dir=b',
 					       '--jobs=7', '--raw_output',
 					       'x86_ident_map'])
+
+	def test_builds_compile_through_ccache_unless_cc_is_given(self) -> None:
+		with unittest.mock.patch.object(ccache, 'available', lambda: True):
+			run = self.command(['run', '--arch=x86_64'])
+			mine = self.command(['run', '--make_options', 'CC=clang'])
+			exec_ = self.command(['exec', '--arch=x86_64'])
+		self.assertIn('--make_options=CC=ccache gcc', run.argv)
+		self.assertEqual([a for a in mine.argv if 'CC=' in a],
+				 ['CC=clang'])
+		self.assertNotIn('--make_options=CC=ccache gcc', exec_.argv)
 
 	def test_variants_get_their_own_build_dir(self) -> None:
 		one = self.command(['run', '--arch=x86_64'])

@@ -1,20 +1,62 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Lab build variants: the tree under test plus a patch from qemu/variants/.
+"""The kernels built from a tree: the check kernel and its build variants.
 
-A variant is a change the lab needs in a guest kernel that is not part of
-the series, e.g. mainline behaviour the 6.12 base lacks.  It is applied in
-a worktree of its own, on top of exactly what the source tree holds
-(its commit, uncommitted changes and new files), so a variant of a mutant
-carries the mutation too.  The developer's tree is never touched.
+A Build is one kernel configuration of the tree under test: the lab's
+guest config with our KUnit suites (kernel.guest.check_fragments), plus
+optionally a config fragment and a patch from qemu/variants/.  A patch is
+a change the lab needs that is not part of the series, e.g. mainline
+behaviour the 6.12 base lacks; it is applied in a worktree of its own, on
+top of exactly what the source tree holds (its commit, uncommitted changes
+and new files), so a variant of a mutant carries the mutation too.  The
+developer's tree is never touched.
+
+Kernels builds each Build of one tree once, into a build directory of its
+own (incremental, ccache), and remembers a Build that failed, so that every
+user of a kernel (KUnit boots, static checks, lab cycles) shares it.
 """
 
+import contextlib
+import dataclasses
 import os
+import shutil
 import tempfile
 from pathlib import Path
+from typing import Callable, Dict, Iterator, Tuple
 
 from hiblab import paths
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
+from hiblab.kernel import guest
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+	"""A kernel: the tree under test, optionally changed for the lab."""
+	patch: str = ''		# qemu/variants/<patch>.patch on top of the tree
+	config: str = ''	# qemu/variants/<config>.config after the
+				# check kernel's fragments
+	# The bases that need the change; on any other base the tree's own
+	# build is already this kernel (e.g. 7.3 always builds 5-level
+	# paging).  (): every base.
+	bases: Tuple[str, ...] = ()
+
+	@property
+	def name(self) -> str:
+		return '+'.join(n for n in (self.patch, self.config) if n) or \
+			'plain'
+
+	def on(self, base: str) -> 'Build':
+		"""The build that gives this kernel on a base."""
+		return self if not self.bases or base in self.bases else PLAIN
+
+
+PLAIN = Build()
+ONLY_6_12 = ('6.12',)
+# 6.12 with mainline's cpuhp_smt_enable() grafted on; 7.3 has the real code
+# (2066f00e5b2d).
+MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online', bases=ONLY_6_12)
+LOCKDEP_TRACE = Build(config='lockdep-trace')
+FOREIGN_RESTORE_MAGIC = Build(patch='foreign-restore-magic')
 
 VARIANT_DIR = paths.REPO_ROOT / 'qemu' / 'variants'
 
@@ -84,3 +126,129 @@ def variant_tree(source: Path, cache: Path, base: str, name: str) -> Path:
 	worktree = paths.worktree(cache, base, f'variant-{name}')
 	prepare_worktree(src, worktree, commit)
 	return worktree
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelsRequest:
+	tree: Path		# the tree under test (topic, check worktree, ...)
+	variant: str		# names its build directories ('topic', 'check')
+	base: str		# the tree's base (linux-base.txt section)
+	cache: Path
+	jobs: int
+	# Patch variants built in the tree itself, from a copy of its plain
+	# build: only the tools' own check worktree may be changed so (for
+	# the moment of the build); any other tree gets a worktree per
+	# variant, which compiles the whole kernel the first time.
+	in_place: bool = False
+
+
+class Kernels:
+	"""Guest images by Build for one tree, each built once."""
+
+	def __init__(self, req: KernelsRequest,
+		     progress: Callable[[str], None] = print) -> None:
+		self.req = req
+		self.progress = progress
+		self.built: Dict[Build, guest.GuestImage] = {}
+		self.failed: Dict[Build, str] = {}
+		self.requests: Dict[Build, guest.GuestRequest] = {}
+
+	def get(self, build: Build) -> guest.GuestImage:
+		"""The image of a build (a variant the base does not need is its
+		plain build); a LabError if it does not build, now or before."""
+		build = build.on(self.req.base)
+		if build in self.failed:
+			raise LabError(self.failed[build])
+		if build not in self.built:
+			try:
+				self.built[build] = self._build(build)
+			except LabError as e:
+				self.failed[build] = str(e)
+				raise
+		return self.built[build]
+
+	def log(self, build: Build) -> Path:
+		"""The build log of a build that was tried (a path that does
+		not exist when it failed before its build started)."""
+		req = self.requests.get(build.on(self.req.base))
+		return guest.build_dir_for(req) / guest.BUILD_LOG if req else \
+			Path('/nonexistent')
+
+	def problem(self, build: Build) -> str:
+		"""Why a build failed ('' when it did not, or was not tried)."""
+		return self.failed.get(build.on(self.req.base), '')
+
+	def configure(self, build: Build) -> str:
+		"""A build's .config made and checked, nothing compiled: '' when
+		every option of its fragments took, else what did not."""
+		req = self.req
+		greq = guest.GuestRequest(req.tree, req.cache,
+					  f'{req.variant}-config-{build.name}',
+					  req.jobs, self._fragments(build))
+		try:
+			guest.configure(greq)
+		except LabError as e:
+			return str(e)
+		return ''
+
+	def _fragments(self, build: Build) -> Tuple[Path, ...]:
+		fragments = guest.check_fragments(self.req.base)
+		if build.config:
+			fragments += (config_path(build.config),)
+		return fragments
+
+	def _build(self, build: Build) -> guest.GuestImage:
+		req = self.req
+		if build.patch and req.in_place:
+			return self._build_in_place(build)
+		tree, label = req.tree, req.variant
+		if build.patch:
+			# One worktree and build directory per variant, shared
+			# by the topic and every mutant: incremental.
+			tree = variant_tree(req.tree, req.cache, req.base,
+					    build.patch)
+			label = f'variant-{build.patch}'
+		if build.config:
+			label += f'-{build.config}'
+		self.requests[build] = guest.GuestRequest(tree, req.cache, label,
+							  req.jobs,
+							  self._fragments(build))
+		return guest.build_guest(self.requests[build], self.progress)
+
+	def _build_in_place(self, build: Build) -> guest.GuestImage:
+		"""A patch variant applied to the tree for its build and taken
+		out again, its build directory a copy of the plain build's at
+		first: the patch's files and their dependents compile, nothing
+		else (the same sources at the same paths)."""
+		req = self.req
+		plain = self.get(PLAIN)
+		greq = guest.GuestRequest(req.tree, req.cache,
+					  f'{req.variant}-in-place-{build.name}',
+					  req.jobs, self._fragments(build))
+		self.requests[build] = greq
+		where = guest.build_dir_for(greq)
+		if not where.exists():
+			shutil.copytree(plain.build, where, symlinks=True)
+		with applied(Git(req.tree), patch_path(build.patch), build.patch):
+			return guest.build_guest(greq, self.progress)
+
+
+@contextlib.contextmanager
+def applied(git: Git, patch: Path, name: str) -> Iterator[None]:
+	"""The patch applied in the work tree (on top of its own changes)
+	while the block runs, those files as they were afterwards."""
+	touched = [l.split('\t')[-1] for l in git.text(
+		['apply', '--numstat', str(patch)]).splitlines()]
+	own = git.run(['diff', '--binary', 'HEAD', '--'] + touched)
+	try:
+		git.run(['apply', str(patch)])
+	except LabError as e:
+		raise LabError(f'lab variant {name} no longer applies to '
+			       f'{git.worktree} ({e})', f'regenerate {patch} '
+			       'against the series') from e
+	try:
+		yield
+	finally:
+		git.run(['checkout', '-q', '-f', 'HEAD', '--'] + touched)
+		if own.strip():
+			git.run(['apply', '--binary', '-'], stdin=own)

@@ -403,29 +403,6 @@ class LabRunTest(unittest.TestCase):
 				 '80s in all, per cycle min 30s / mean 40s / max '
 				 '50s')
 
-	def test_a_variant_the_base_does_not_need_is_the_plain_image(self) -> None:
-		built = []
-
-		def build_guest(req, progress):
-			built.append((req.variant, [Path(f).name
-						    for f in req.fragments]))
-			return req.variant
-
-		for base, want in (('7.3', [('topic', ['guest.config'])]),
-				   ('6.12', [('topic-la57', ['guest.config',
-							   'la57.config']),
-					     ('topic', ['guest.config'])])):
-			built.clear()
-			images = runner.Images(runner.LabRequest(
-				Path('/t'), 'topic', base, Path('/c'), Path('/r'), [],
-				'tcg', 1), print)
-			with unittest.mock.patch.object(runner.guest,
-							'build_guest', build_guest):
-				for name in ('la57', 'no5lvl', 'smoke'):
-					images.get(scenarios.SCENARIOS[name].build)
-			with self.subTest(base=base):
-				self.assertEqual(built, want)
-
 
 if __name__ == '__main__':
 	unittest.main()

@@ -63,8 +63,11 @@ def kernel_cmdline(s: Scenario, mode: str, lava: bool = False) -> str:
 		extra.append(s.cmdline_restore)
 	# The agent's lines are kernel log records then: no rate limit.
 	kmsg = ['printk.devkmsg=on'] if lava else []
+	# The check kernels have our KUnit suites built in (make test boots
+	# them with kunit_tool); a lab boot runs none.  A kernel without KUnit
+	# ignores the parameter, as it ignores any unknown one with a dot.
 	return ' '.join(['console=ttyS0', 'panic=-1', 'no_console_suspend',
-			 'loglevel=7'] + kmsg + params + extra)
+			 'loglevel=7', 'kunit.enable=0'] + kmsg + params + extra)
 
 
 def boot_argv(s: Scenario, guest: GuestImage, accel: str, mode: str,

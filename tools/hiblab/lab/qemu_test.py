@@ -61,7 +61,8 @@ class KernelCmdlineTest(unittest.TestCase):
 	def test_the_local_lab_line_is_unchanged(self) -> None:
 		s = dataclasses.replace(scenarios.SCENARIOS['corrupt-header'],
 					cmdline_restore='nosmt')
-		head = 'console=ttyS0 panic=-1 no_console_suspend loglevel=7 '
+		head = ('console=ttyS0 panic=-1 no_console_suspend loglevel=7 '
+			'kunit.enable=0 ')
 		want = head + 'hiblab.mode=restore hiblab.pattern_mb=342 nosmt'
 		self.assertEqual(qemu.kernel_cmdline(s, 'restore'), want)
 		self.assertEqual(qemu.kernel_cmdline(s, 'restore',
@@ -72,7 +73,8 @@ class KernelCmdlineTest(unittest.TestCase):
 	def test_both_kernels_parameters_then_the_restore_kernel_s(self) -> None:
 		s = dataclasses.replace(scenarios.SCENARIOS['no5lvl'],
 					cmdline_restore='nosmt')
-		head = 'console=ttyS0 panic=-1 no_console_suspend loglevel=7 '
+		head = ('console=ttyS0 panic=-1 no_console_suspend loglevel=7 '
+			'kunit.enable=0 ')
 		self.assertEqual(qemu.kernel_cmdline(s, 'image'), head +
 				 'hiblab.mode=image hiblab.pattern_mb=342 no5lvl')
 		self.assertEqual(qemu.kernel_cmdline(s, 'restore'), head +
@@ -105,7 +107,7 @@ class KernelCmdlineTest(unittest.TestCase):
 		s = scenarios.SCENARIOS['offline-restore']
 		for mode in ('image', 'restore'):
 			local = qemu.kernel_cmdline(s, mode)
-			head = 'loglevel=7 '
+			head = 'kunit.enable=0 '
 			# The agent's lines are log records: no /dev/kmsg limit.
 			self.assertEqual(qemu.kernel_cmdline(s, mode, lava=True),
 					 local.replace(head, head + 'printk.devkmsg=on ')

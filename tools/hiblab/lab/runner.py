@@ -7,15 +7,19 @@ and the lab-killed mutants of the gauntlet.
 
 import dataclasses
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, List, Optional
 
 from hiblab import paths, verdict
+from hiblab.errors import LabError
 from hiblab.kernel import guest, variants
 from hiblab.lab import judge, qemu, records, report, scenarios
 from hiblab.lab.cycle import Cycle, CycleRequest
 from hiblab.verdict import FAIL, Verdict
 
 KASLR_TRIES = 3
+# The verdict of a scenario whose kernel did not build; no mutant may name
+# it (a kernel that does not build proves nothing about hibernation).
+BUILD_CHECK = 'guest-build'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +32,9 @@ class LabRequest:
 	scenarios: List[scenarios.Scenario]
 	accel: str		# 'auto', 'kvm' or 'tcg'
 	jobs: int
+	# A kernel that does not build raises (the gauntlet), instead of
+	# failing only the scenarios that boot it.
+	strict: bool = False
 
 
 def pick_accel(requested: str, image: guest.GuestImage, results: Path,
@@ -59,36 +66,33 @@ def pick_accel(requested: str, image: guest.GuestImage, results: Path,
 	return 'tcg'
 
 
-class Images:
-	"""Guest images by Build, each built once per run."""
+def kernels_for(req: LabRequest,
+		progress: Callable[[str], None]) -> variants.Kernels:
+	return variants.Kernels(variants.KernelsRequest(
+		req.tree, req.variant, req.base, req.cache, req.jobs), progress)
 
-	def __init__(self, req: LabRequest,
-		     progress: Callable[[str], None]) -> None:
-		self.req = req
-		self.progress = progress
-		self.built: Dict[scenarios.Build, guest.GuestImage] = {}
 
-	def get(self, build: scenarios.Build) -> guest.GuestImage:
-		# A variant the base does not need is its plain build.
-		build = build.on(self.req.base)
-		if build not in self.built:
-			req = self.req
-			tree, label = req.tree, req.variant
-			if build.patch:
-				# One worktree and build directory per variant,
-				# shared by the topic and every mutant: incremental.
-				tree = variants.variant_tree(req.tree, req.cache,
-								 req.base, build.patch)
-				label = f'variant-{build.patch}'
-			fragments = (guest.FRAGMENT,)
-			if build.config:
-				fragments += (variants.config_path(build.config),)
-				label += f'-{build.config}'
-			self.built[build] = guest.build_guest(
-				guest.GuestRequest(tree, req.cache, label,
-						       req.jobs, fragments),
-				self.progress)
-		return self.built[build]
+def prepare(kernels: variants.Kernels, wanted: List[scenarios.Scenario],
+	    progress: Callable[[str], None]) -> None:
+	"""Builds every kernel the scenarios boot, before any cycle, so that
+	a variant that no longer builds is known (kernels.failed) before the
+	cycles that do not need it run."""
+	for s in wanted:
+		for build in (s.build, s.restore):
+			try:
+				kernels.get(build)
+			except LabError as e:
+				progress(f'lab: {build.name} kernel: {e}')
+
+
+def problem(kernels: variants.Kernels, s: scenarios.Scenario) -> str:
+	"""Why the scenario cannot run ('' when both kernels built)."""
+	for kernel, build in (('image', s.build), ('restore', s.restore)):
+		why = kernels.problem(build)
+		if why:
+			return f'the {kernel} kernel ({build.name}) did not build: ' \
+				f'{why}'
+	return ''
 
 
 @dataclasses.dataclass
@@ -129,37 +133,62 @@ def boot_times(record: records.CycleRecord) -> str:
 		for b in record.boots)
 
 
-def run_lab(req: LabRequest, progress: Callable[[str], None] = print
-	    ) -> LabRun:
-	"""Every scenario's verdicts and records."""
+def run_lab(req: LabRequest, progress: Callable[[str], None] = print,
+	    kernels: Optional[variants.Kernels] = None) -> LabRun:
+	"""Every scenario's verdicts and records.  Every kernel is built
+	first; a scenario whose kernel does not build is one FAIL
+	(<scenario>/guest-build) and the others run, unless the request is
+	strict (the gauntlet: a mutant whose kernel does not build is not
+	judged, never killed), which raises the build's LabError."""
 	guest.require_tools()
-	images = Images(req, progress)
+	kernels = kernels or kernels_for(req, progress)
 	wanted = req.scenarios
 	req.results.mkdir(parents=True, exist_ok=True)
-	accel = pick_accel(req.accel, images.get(wanted[0].build),
-			   req.results, progress)
+	prepare(kernels, wanted, progress)
+	if req.strict and kernels.failed:
+		raise LabError(next(iter(kernels.failed.values())))
 	run = LabRun([], [])
+	if kernels.built:
+		accel = pick_accel(req.accel, next(iter(kernels.built.values())),
+				   req.results, progress)
+	else:
+		accel = req.accel
 	for scenario in wanted:
-		name = scenario.name
-		image = images.get(scenario.build)
-		restore = images.get(scenario.restore)
-		for attempt in range(1, KASLR_TRIES + 1):
-			progress(f'lab: {name}: run {attempt} '
-				 f'({scenario.description}; {accel})')
-			cycle = Cycle(CycleRequest(
-				scenario, image, restore,
-				req.results / f'{name}-{attempt}', accel))
-			got = [dataclasses.replace(v, name=f'{name}/{v.name}')
-			       for v in cycle.run()]
-			progress(f'lab: {name}: run took {cycle.record.seconds:.0f}s'
-				 f' ({boot_times(cycle.record)})')
-			if not judge.same_kaslr_slot(scenario, cycle.record):
-				break
-		run.verdicts += got
-		run.cycles.append(records.ScenarioRun(
-			scenario, req.results / f'{name}-{attempt}', cycle.record))
+		why = problem(kernels, scenario)
+		if why:
+			run.verdicts.append(Verdict(f'{scenario.name}/{BUILD_CHECK}',
+						    FAIL, why))
+			continue
+		run.verdicts += _run_scenario(req, kernels, scenario, accel, run,
+					      progress)
 	verdict.write_json(req.results / 'verdicts.json', run.verdicts)
 	run.report = report.write(
 		req.results, f'lab run {run_name(req.results)} (base {req.base}, '
 		f'{req.variant}, {accel})', run.verdicts, run.cycles)
 	return run
+
+
+def _run_scenario(req: LabRequest, kernels: variants.Kernels,
+		  scenario: scenarios.Scenario, accel: str, run: LabRun,
+		  progress: Callable[[str], None]) -> List[Verdict]:
+	"""One scenario's cycle, again in a fresh pair of boots while the two
+	kernels drew the same KASLR slot (that run proves nothing about
+	KASLR); its last attempt is added to run.cycles."""
+	name = scenario.name
+	image = kernels.get(scenario.build)
+	restore = kernels.get(scenario.restore)
+	for attempt in range(1, KASLR_TRIES + 1):
+		progress(f'lab: {name}: run {attempt} '
+			 f'({scenario.description}; {accel})')
+		cycle = Cycle(CycleRequest(
+			scenario, image, restore,
+			req.results / f'{name}-{attempt}', accel))
+		got = [dataclasses.replace(v, name=f'{name}/{v.name}')
+		       for v in cycle.run()]
+		progress(f'lab: {name}: run took {cycle.record.seconds:.0f}s'
+			 f' ({boot_times(cycle.record)})')
+		if not judge.same_kaslr_slot(scenario, cycle.record):
+			break
+	run.cycles.append(records.ScenarioRun(
+		scenario, req.results / f'{name}-{attempt}', cycle.record))
+	return got

@@ -5,40 +5,13 @@ import dataclasses
 import random
 from typing import Dict, List, Optional, Tuple
 
+from hiblab.kernel.variants import (FOREIGN_RESTORE_MAGIC, LOCKDEP_TRACE,
+				    MAINLINE_CORE_ONLINE, ONLY_6_12, PLAIN,
+				    Build)
 
-@dataclasses.dataclass(frozen=True)
-class Build:
-	"""A guest kernel: the tree under test, optionally changed for the lab."""
-	patch: str = ''		# qemu/variants/<patch>.patch on top of the tree
-	config: str = ''	# qemu/variants/<config>.config after guest.config
-	# The bases that need the change; on any other base the tree's own
-	# build is already this kernel (e.g. 7.3 always builds 5-level
-	# paging).  (): every base.
-	bases: Tuple[str, ...] = ()
-
-	@property
-	def name(self) -> str:
-		return '+'.join(n for n in (self.patch, self.config) if n) or \
-			'plain'
-
-	def on(self, base: str) -> 'Build':
-		"""The build that gives this kernel on a base."""
-		return self if not self.bases or base in self.bases else PLAIN
-
-
-PLAIN = Build()
 # Scenario.refusal for an image the kernel does not even find: it must not
 # start a resume ("resume from hibernation") and must boot on.
 NO_IMAGE = 'no image found'
-MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online')
-# 6.12 with mainline's cpuhp_smt_enable() grafted on; 7.3 has the real code
-# (2066f00e5b2d), so offline-restore and maxcpus are the mainline case there.
-ONLY_6_12 = ('6.12',)
-# CONFIG_X86_5LEVEL=y: 6.12's guest config leaves it off; 7.3 has no such
-# option (5-level support is always built), so its plain build is this one.
-LA57 = Build(config='la57', bases=ONLY_6_12)
-PTI = Build(config='pti')
-DEBUG_PAGEALLOC = Build(config='debug-pagealloc')
 # Scenario.paging: the paging level both kernels must run.
 PAGING_LEVELS = (0, 4, 5)
 
@@ -115,7 +88,7 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 cycles=3),
 	Scenario('lockdep-trace', 'RANDOMIZE_MEMORY with DEBUG_LOCK_ALLOC '
 		 '(lockdep) and a trace event enabled across the cycle',
-		 build=Build(config='lockdep-trace'), trace=True),
+		 build=LOCKDEP_TRACE, trace=True),
 	Scenario('corrupt-signature', 'the swap signature is overwritten '
 		 'between the boots: no image is found', corrupt='signature',
 		 # 6.12 prints nothing then, even with pm_debug_messages: the
@@ -143,37 +116,37 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 hlt_proof=False),
 	Scenario('foreign-magic', 'the restore kernel is built with a '
 		 'different RESTORE_MAGIC: the header is refused',
-		 restore_build=Build(patch='foreign-restore-magic'),
+		 restore_build=FOREIGN_RESTORE_MAGIC,
 		 refusal='Unrecognized hibernate image header format!',
 		 hlt_proof=False),
 	Scenario('other-restore-kernel', 'the restore kernel is a different, '
 		 'compatible binary (lockdep and tracing on, so its text layout '
 		 'differs): the cycle must be fully green',
-		 restore_build=Build(config='lockdep-trace')),
+		 restore_build=LOCKDEP_TRACE),
 	Scenario('image-too-big', 'a 256 MiB swap disk for a 342 MiB pattern: '
 		 'the save fails with -ENOSPC, the system thaws, nothing is lost',
 		 swap_mb=256, save_fails='-28', hlt_proof=False),
 	Scenario('vcpus-2', '2 vCPUs', vcpus=2),
 	Scenario('vcpus-8', '8 vCPUs', vcpus=8),
-	Scenario('la57', '5-level paging in both kernels (6.12 built with '
-		 'X86_5LEVEL, 7.3 as built) on a CPU with LA57', build=LA57,
+	# Both bases build 5-level support (6.12: qemu/bases/6.12.config).
+	Scenario('la57', '5-level paging in both kernels on a CPU with LA57',
 		 paging=5),
 	Scenario('no5lvl', 'both kernels booted with no5lvl on a CPU with '
-		 'LA57: 4-level paging in a kernel built for 5', build=LA57,
+		 'LA57: 4-level paging in a kernel built for 5',
 		 cmdline='no5lvl', paging=4),
 	# An image's page tables work only at the depth they were built for,
 	# and a restore kernel cannot switch the depth on the way into them.
 	Scenario('paging-5-to-4', 'the image kernel runs 5-level paging, '
 		 'the restore kernel is booted with no5lvl: the image is refused',
-		 build=LA57, cmdline_restore='no5lvl', paging=5,
+		 cmdline_restore='no5lvl', paging=5,
 		 paging_restore=4, hlt_proof=False,
 		 refusal='Hibernate image uses 5-level paging'),
 	Scenario('paging-4-to-5', 'the image kernel is booted with no5lvl, '
 		 'the restore kernel runs 5-level paging: the image is refused',
-		 build=LA57, cmdline_image='no5lvl', paging=4, paging_restore=5,
+		 cmdline_image='no5lvl', paging=4, paging_restore=5,
 		 hlt_proof=False, refusal='Hibernate image uses 4-level paging'),
 	Scenario('pti', 'page table isolation forced on (pti=on) in both '
-		 'kernels, on a CPU without PCID', build=PTI,
+		 'kernels, on a CPU without PCID',
 		 # QEMU 7.2's TCG has no PCID at all ("TCG doesn't support
 		 # requested feature: CPUID.01H:ECX.pcid"); -pcid keeps the
 		 # scenario what it says under KVM too.
@@ -181,7 +154,7 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 says=('Kernel/User page tables isolation: enabled',)),
 	Scenario('debug-pagealloc', 'DEBUG_PAGEALLOC on in both kernels (a '
 		 '4K direct map, freed pages unmapped) and the boot-time W+X '
-		 'check', build=DEBUG_PAGEALLOC,
+		 'check', cmdline='debug_pagealloc=on',
 		 says=('x86/mm: Checked W+X mappings: passed',)),
 	Scenario('above-4g', '5.5 GiB: RAM on both sides of the 32-bit PCI '
 		 'hole, so the direct and identity maps have several ranges; '

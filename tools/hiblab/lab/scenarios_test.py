@@ -20,11 +20,12 @@ class ScenarioTest(unittest.TestCase):
 			self.assertEqual(s.online_after, s.offline_image)
 
 	def test_a_variant_a_base_does_not_need_is_its_plain_build(self) -> None:
-		la57 = scenarios.SCENARIOS['la57'].build
-		self.assertEqual(la57.on('6.12'), la57)
-		self.assertEqual(la57.on('7.3'), scenarios.PLAIN)
-		pti = scenarios.SCENARIOS['pti'].build
-		self.assertEqual(pti.on('7.3'), pti)
+		mainline = scenarios.SCENARIOS['offline-restore-mainline'].build
+		self.assertEqual(mainline.on('6.12'), mainline)
+		self.assertEqual(mainline.on('7.3'), scenarios.PLAIN)
+		lockdep = scenarios.SCENARIOS['lockdep-trace'].build
+		self.assertEqual(lockdep.on('7.3'), lockdep)
+		self.assertEqual(lockdep.on('6.12'), lockdep)
 
 	def test_paging_claims(self) -> None:
 		for s in scenarios.SCENARIOS.values():

@@ -13,7 +13,7 @@ from hiblab import cli, paths
 from hiblab.base import overlay
 from hiblab.gauntlet import mutants
 from hiblab.git import prepare_worktree
-from hiblab.lab import runner
+from hiblab.kernel import variants
 from hiblab.lab.scenarios import Scenario
 from hiblab.lava import jobs
 
@@ -66,16 +66,16 @@ def write_jobs(session: cli.Session, req: JobsRequest) -> JobSet:
 	"""The guests built, copied under out/artifacts/, and one job per
 	scenario under out/jobs/."""
 	path, variant = kernel_tree(session, req.base, req.mutant)
-	images = runner.Images(runner.LabRequest(
-		path, variant, req.base, session.cache, req.out, req.scenarios,
-		'tcg', req.build_jobs), lambda s: print(s, flush=True))
+	kernels = variants.Kernels(variants.KernelsRequest(
+		path, variant, req.base, session.cache, req.build_jobs),
+		lambda s: print(s, flush=True))
 	art = req.out / 'artifacts'
 	art.mkdir(parents=True, exist_ok=True)
 	url = req.artifact_url.rstrip('/') or f'file://{art.resolve()}'
 	job_files = {}
 	for s in req.scenarios:
 		for build in (s.build, s.restore):
-			image = images.get(build)
+			image = kernels.get(build)
 			d = art / build.name
 			d.mkdir(exist_ok=True)
 			shutil.copyfile(image.bzimage, d / 'bzImage')

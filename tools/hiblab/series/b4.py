@@ -1,36 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0
 """b4 as the series uses it: its environment (the sender's identity, a mail
-server that cannot send), its failures as one line, and the cover letter it
-is given."""
+server that cannot send), its failures as one line, the cover letter it is
+given and the template it writes the letter's tail with."""
 
 import os
+import shutil
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Sequence
 
-from hiblab import paths
 from hiblab.errors import LabError
 from hiblab.series.identity import Identity
-from hiblab.series.runs import Run, judge_finished
-
-COVER_LETTER = 'cover-letter.txt'
+from hiblab.series.runs import Run, judge_finished, run_logged
 
 
-def read_cover(repo: Path, base: str) -> str:
-	path = paths.overlay_dir(repo, base) / COVER_LETTER
-	if not path.is_file():
-		raise LabError(f'{path} is missing', 'write the cover letter '
-			       '(subject line, blank line, body)')
-	text = path.read_text()
+def check_cover(text: str, where: Path) -> str:
+	"""The cover letter, unless it is a draft b4 send would refuse."""
 	if 'EDITME' in text:
-		raise LabError(f'{path} still says EDITME (b4 send refuses it)',
+		raise LabError(f'{where} still says EDITME (b4 send refuses it)',
 			       'finish the cover letter first')
 	return text
 
 
-def b4_env(author: Identity,
-	   cover: Optional[Path] = None) -> Dict[str, str]:
+def cover_template(base_commit: str, prerequisite_ids: Sequence[str],
+		   based_on: str = '') -> str:
+	"""b4's cover letter template (b4.prep-cover-template), with the
+	tail `git format-patch --base` writes: the base-commit the series
+	applies to, and the patch-id of each prerequisite patch applied on it
+	first (prerequisite-patch-id:, in order), so that the mails say what
+	they stand on.  b4 0.12 has no notion of prerequisites (it writes the
+	fork point as the base); its ${...} fields fill in the rest.
+	based_on: a line saying what the base is, in words."""
+	prereq = ''.join(f'prerequisite-patch-id: {i}\n'
+			 for i in prerequisite_ids)
+	words = f'{based_on}\n' if based_on else ''
+	return ('${cover}\n\n---\n${shortlog}\n\n${diffstat}\n---\n'
+		f'{words}base-commit: {base_commit}\n{prereq}'
+		'change-id: ${change_id}\n\nBest regards,\n-- \n'
+		'${signature}\n')
+
+
+def b4_env(author: Identity, cover: Optional[Path] = None,
+	   template: Optional[Path] = None) -> Dict[str, str]:
 	"""b4's environment: the sender (author) as git's identity, a
-	cover letter commit, and a mail server that cannot send."""
+	cover letter commit (and its template), and a mail server that
+	cannot send."""
 	config = [('user.name', author[0]),
 		  ('user.email', author[1]),
 		  # Never mail anything: -o only writes files, and a
@@ -40,6 +53,8 @@ def b4_env(author: Identity,
 	if cover:
 		# b4 prep --edit-cover runs the editor on its temp file.
 		config.append(('core.editor', f'cp {cover}'))
+	if template:
+		config.append(('b4.prep-cover-template', str(template)))
 	env = dict(os.environ, GIT_CONFIG_COUNT=str(len(config)))
 	for i, (k, v) in enumerate(config):
 		env[f'GIT_CONFIG_KEY_{i}'] = k
@@ -70,3 +85,52 @@ def judge_auto_to_cc(out: str) -> None:
 			       'scripts/get_maintainer.pl (it must be '
 			       'executable in the tree)',
 			       'chmod +x scripts/get_maintainer.pl')
+
+
+class B4Prep:
+	"""b4 in one series' worktree (wt_path), as the sender, its output
+	appended to log: the calls make series makes, each judged."""
+
+	def __init__(self, wt_path: Path, log: Path, sender: Identity,
+		     template: Path) -> None:
+		self.wt_path = wt_path
+		self.log = log
+		self.sender = sender
+		self.template = template
+
+	def run(self, args: Sequence[str], what: str,
+		cover: Optional[Path] = None) -> str:
+		return judge_b4(run_logged(['b4'] + list(args), self.wt_path,
+					   self.log, b4_env(self.sender, cover,
+							    self.template)),
+				what)
+
+	def enroll(self, fork: str, cover: Path, prefixes: Sequence[str],
+		   version: int) -> None:
+		"""The branch enrolled on fork, its cover letter, prefixes and
+		revision, and get_maintainer.pl's recipients."""
+		self.run(['prep', '-e', fork], 'prep --enroll')
+		self.run(['prep', '--edit-cover'], 'prep --edit-cover', cover)
+		if prefixes:
+			self.run(['prep', '--set-prefixes'] + list(prefixes),
+				 'prep --set-prefixes')
+		if version > 1:
+			self.run(['prep', '--force-revision', str(version)],
+				 'prep --force-revision')
+		judge_auto_to_cc(self.run(['prep', '--auto-to-cc'],
+					  'prep --auto-to-cc'))
+
+	def format_patches(self, out: Path) -> List[Path]:
+		shutil.rmtree(out, ignore_errors=True)
+		self.run(['prep', '-p', str(out)], 'prep --format-patch')
+		return sorted(p for p in out.glob('*.patch')
+			      if not p.name.startswith('0000-'))
+
+	def send(self, out: Path) -> List[Path]:
+		"""The mails, written into out (-o: never sent)."""
+		shutil.rmtree(out, ignore_errors=True)
+		self.run(['send', '-o', str(out), '--no-sign'], 'send -o')
+		mails = sorted(out.glob('*.eml'))
+		if not mails:
+			raise LabError(f'b4 send -o wrote no mails into {out}')
+		return mails

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """b4's runs judged on captured logs; the cover letter it is given."""
 
-import tempfile
 import unittest
 from pathlib import Path
 
 from hiblab import paths
+from hiblab.base import overlay
 from hiblab.errors import LabError
-from hiblab.series import b4
+from hiblab.series import b4, catalog
 from hiblab.series.captures import MADE, RUN, logged_runs
 
 
@@ -43,14 +43,23 @@ class B4Test(unittest.TestCase):
 
 class CoverTest(unittest.TestCase):
 	def test_cover_letter_with_editme_is_refused(self) -> None:
-		with tempfile.TemporaryDirectory() as tmp:
-			d = Path(tmp) / 'branch-overlay' / 'b'
-			d.mkdir(parents=True)
-			(d / 'cover-letter.txt').write_text('EDITME: title\n')
-			with self.assertRaisesRegex(LabError, 'still says EDITME'):
-				b4.read_cover(Path(tmp), 'b')
-		self.assertNotIn('EDITME', b4.read_cover(paths.REPO_ROOT,
-								 '6.12'))
+		with self.assertRaisesRegex(LabError, 'x.series still says EDITME'):
+			b4.check_cover('EDITME: title\n', Path('x.series'))
+		for base in ('6.12', '7.3'):
+			steps = len(overlay.read_steps(paths.overlay_dir(
+				paths.REPO_ROOT, base)))
+			for s in catalog.read_catalog(paths.REPO_ROOT, base, steps):
+				with self.subTest(base=base, series=s.name):
+					b4.check_cover(s.cover, s.path)
+
+	def test_the_tail_names_the_base_and_the_prerequisites(self) -> None:
+		tail = b4.cover_template('b' * 40, ('1' * 40, '2' * 40),
+					 'Based on 7.3.')
+		self.assertIn('Based on 7.3.\nbase-commit: ' + 'b' * 40 +
+			      '\nprerequisite-patch-id: ' + '1' * 40 +
+			      '\nprerequisite-patch-id: ' + '2' * 40 +
+			      '\nchange-id: ${change_id}\n', tail)
+		self.assertTrue(tail.startswith('${cover}\n'))
 
 
 if __name__ == '__main__':

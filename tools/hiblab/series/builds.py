@@ -13,7 +13,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from hiblab import paths
 from hiblab.git import Git, prepare_worktree
-from hiblab.kernel import guest, kunit
+from hiblab.kernel import ccache, guest
 from hiblab.series.request import SeriesRequest
 from hiblab.series.runs import Run, judge_finished, run_logged
 from hiblab.verdict import FAIL, PASS, Verdict
@@ -62,8 +62,12 @@ class CommitBuilds:
 			for label, fragments in self.configs():
 				self.progress(f'series: building {n}/{len(commits)} '
 					      f'"{subject}" ({label} config)')
-				yield self.run_build(build_wt, BuildRun(
+				before = ccache.stats(req.cache)
+				b = self.run_build(build_wt, BuildRun(
 					n, c, subject, label, touched, ()), fragments)
+				self.progress(f'series: {n}/{len(commits)} ({label}): '
+					      f'{(ccache.stats(req.cache) - before).line()}')
+				yield b
 
 	def patch_commits(self, wt: Git) -> List[str]:
 		"""The b4 branch's commits but b4's cover letter, an empty
@@ -74,20 +78,22 @@ class CommitBuilds:
 			wt.text(['diff', '--name-only', f'{c}~1', c])]
 
 	def configs(self) -> List[Tuple[str, Tuple[Path, ...]]]:
-		"""(label, config fragments) of the configurations asked for."""
-		return [c for c in (('guest', (guest.FRAGMENT,)),
-				    ('kunit', (guest.FRAGMENT,) +
-				     tuple(kunit.kunitconfigs())))
+		"""(label, config fragments) of the configurations asked for:
+		'guest' (the lab's guest alone) and 'kunit' (with our KUnit
+		suites: the check kernel's configuration)."""
+		base = self.req.base_name
+		return [c for c in (('guest', guest.guest_fragments(base)),
+				    ('kunit', guest.check_fragments(base)))
 			if c[0] in self.req.configs]
 
 	def build_dir(self, tree: Path, label: str,
 		      fragments: Tuple[Path, ...]) -> Path:
-		if fragments == (guest.FRAGMENT,):
-			# Where make test's lab check and the gauntlet build the
-			# guest config: incremental from the topic branch.
+		if fragments == guest.check_fragments(self.req.base_name):
+			# Where make test's KUnit, lab and gauntlet checks build
+			# the check kernel: incremental from the topic branch.
 			return guest.build_dir_for(guest.GuestRequest(
 				tree, self.req.cache, paths.CHECK_VARIANT,
-				self.req.jobs))
+				self.req.jobs, fragments))
 		return paths.build_dir(
 			self.req.cache, f'series-{label}-{self.req.base_name}')
 
@@ -101,14 +107,18 @@ class CommitBuilds:
 		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
 		merged.write_text(''.join(Path(f).read_text() for f in fragments))
-		make = ['make', '-C', str(tree), f'O={build}', f'-j{self.req.jobs}']
+		# CC as every other build of the directory has it (ccache), or
+		# kbuild would see a new command line and recompile everything.
+		make = ['make', '-C', str(tree), f'O={build}',
+			f'-j{self.req.jobs}'] + ccache.make_args()
 		log = self.req.results / f'build-{b.label}.log'
 		steps: List[Run] = []
 		# allnoconfig again on every commit: symbols a later commit adds
 		# are simply absent before it (KCONFIG_ALLCONFIG ignores them).
 		for argv in (make + [f'KCONFIG_ALLCONFIG={merged}', 'allnoconfig'],
 			     make + ['vmlinux']):
-			steps.append(run_logged(argv, tree, log))
+			steps.append(run_logged(argv, tree, log,
+						ccache.env(self.req.cache)))
 			if steps[-1].rc != 0:
 				break
 		b = dataclasses.replace(b, make=tuple(steps))
@@ -122,12 +132,13 @@ class CommitBuilds:
 		return dataclasses.replace(b, w1_parent=parent,
 					   w1_commit=self.w1(make, build, objs, log))
 
-	@staticmethod
-	def w1(make: List[str], build: Path, objs: List[str], log: Path) -> Run:
+	def w1(self, make: List[str], build: Path, objs: List[str],
+	       log: Path) -> Run:
 		"""make W=1 of objs, removed first so that they recompile."""
 		for o in objs:
 			(build / o).unlink(missing_ok=True)
-		return run_logged(w1_command(make, objs), Path(make[2]), log)
+		return run_logged(w1_command(make, objs), Path(make[2]), log,
+				  ccache.env(self.req.cache))
 
 
 def objects_built_from(build: Path, sources: List[str]) -> List[str]:

@@ -72,9 +72,10 @@ def checkpatch_verdict(name: str, output: str,
 
 
 def cover_number(step: int, mutant: Optional[SeriesMutant]) -> int:
-	"""The cover letter numbers the real series: a mutant's commit is 0
-	(nothing justified for it), the patches after it move down by one."""
-	if mutant and step > mutant.after:
+	"""The series file numbers the real series: a mutant's inserted
+	commit is 0 (nothing justified for it), the patches after it move down
+	by one; a mutant that inserts nothing changes no number."""
+	if mutant and mutant.after and step > mutant.after:
 		return 0 if step == mutant.after + 1 else step - 1
 	return step
 

@@ -6,12 +6,13 @@ the sender."""
 import email.utils
 import os
 import unittest
+from pathlib import Path
 from unittest import mock
 
 from hiblab import paths, testing
 from hiblab.base import overlay
 from hiblab.errors import LabError
-from hiblab.series import identity, request, series
+from hiblab.series import catalog, identity, request, series, stack
 from hiblab.series.captures import BACKPORT, F666, KIRILL, ME, SENDER
 
 
@@ -132,7 +133,10 @@ class SignTest(testing.LabTestCase):
 				    f'<{ME}>\n')
 		run = series.Series(request.SeriesRequest(
 			git, tree.base, topic, self.fake.cache, self.fake.repo,
-			self.root / 'results', 1, base_name='fake', sender=SENDER),
+			self.root / 'results', 1, base_name='fake', sender=SENDER,
+			series=catalog.SeriesDef('both', Path('both.series'),
+						 'PATCH', 1, 'x86/mm', (1, 2)),
+			stack=stack.Stack(tree.base, tree.base, topic)),
 			testing.quiet)
 		wt = run._branch()
 		log = wt.text(['log', '--format=%an <%ae>|%cn <%ce>|%ad|%B%x00',

@@ -17,26 +17,29 @@ from hiblab.verdict import FAIL, PASS, Verdict
 NOTES_FILE = 'MAINTAINERS-notes'
 
 
-def recipients_begin(base: str) -> str:
-	return f'--- recipients of the {base} series (checked by make series) ---'
+def recipients_begin(base: str, series: str = '') -> str:
+	"""The line before a series' recipients block (series: its name;
+	'' for a base that sends one series)."""
+	what = f'{base} {series}' if series else base
+	return f'--- recipients of the {what} series (checked by make series) ---'
 
 
 RECIPIENTS_END = '--- end of recipients ---'
 
 
-def expected_recipients(repo: Path, base: str) -> Set[str]:
-	"""Addresses listed in MAINTAINERS-notes' block for the base."""
-	return parse_recipients((repo / NOTES_FILE).read_text(), base)
+def expected_recipients(repo: Path, base: str, series: str = '') -> Set[str]:
+	"""Addresses listed in MAINTAINERS-notes' block for the series."""
+	return parse_recipients((repo / NOTES_FILE).read_text(), base, series)
 
 
-def parse_recipients(text: str, base: str) -> Set[str]:
-	"""The To:/Cc: addresses of the base's block in MAINTAINERS-notes
+def parse_recipients(text: str, base: str, series: str = '') -> Set[str]:
+	"""The To:/Cc: addresses of the series' block in MAINTAINERS-notes
 	(text), lower case: that is how the mails' recipients compare."""
-	begin = recipients_begin(base)
+	begin = recipients_begin(base, series)
 	if begin not in text or RECIPIENTS_END not in text.split(begin, 1)[1]:
 		raise LabError(f'{NOTES_FILE} has no recipients block for the '
-			       f'{base} series', f'add one between "{begin}" and '
-			       f'"{RECIPIENTS_END}"')
+			       f'{base} {series or ""} series'.replace('  ', ' '),
+			       f'add one between "{begin}" and "{RECIPIENTS_END}"')
 	block = text.split(begin, 1)[1].split(RECIPIENTS_END, 1)[0]
 	return {a.lower() for _, a in email.utils.getaddresses(
 		[l.split(':', 1)[1] for l in block.splitlines()

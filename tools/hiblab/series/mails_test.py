@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import List
 
 from hiblab import paths
+from hiblab.errors import LabError
 from hiblab.series import mails
 from hiblab.series.captures import (DATA, F666, IDENTITY, KIRILL, MADE, ME, RUN,
 				    SENDER, lines, printed)
@@ -57,10 +58,18 @@ class MailTest(unittest.TestCase):
 
 class NotesTest(unittest.TestCase):
 	def test_expected_recipients_from_maintainers_notes(self) -> None:
-		want = mails.expected_recipients(paths.REPO_ROOT, '6.12')
-		self.assertIn('x86@kernel.org', want)
-		self.assertIn('rafael@kernel.org', want)
-		self.assertIn('linux-pm@vger.kernel.org', want)
+		image = mails.expected_recipients(paths.REPO_ROOT, '6.12',
+						  'hibernate-image')
+		self.assertIn('x86@kernel.org', image)
+		self.assertIn('rafael@kernel.org', image)
+		self.assertIn('linux-pm@vger.kernel.org', image)
+		ident = mails.expected_recipients(paths.REPO_ROOT, '7.3',
+						  'ident-map')
+		self.assertIn('luto@kernel.org', ident)
+		self.assertNotIn('linux-pm@vger.kernel.org', ident)
+		with self.assertRaisesRegex(LabError, 'no recipients block for '
+					    'the 7.3 nothing series'):
+			mails.expected_recipients(paths.REPO_ROOT, '7.3', 'nothing')
 
 
 class IdentityMailTest(unittest.TestCase):

@@ -6,14 +6,18 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from hiblab.git import Git
+from hiblab.series.catalog import SeriesDef
 from hiblab.series.identity import Identity
 from hiblab.series.mutants import SeriesMutant
+from hiblab.series.stack import Stack
+
 
 @dataclasses.dataclass(frozen=True)
 class SeriesRequest:
 	tree: Git		# the kernel tree holding base and topic
-	base: str		# the pristine base commit
-	topic: str		# the topic branch's commit
+	base: str		# where the series' patches start: the pristine
+				# base with its prerequisites applied
+	topic: str		# the series' last commit on that base
 	cache: Path
 	repo: Path
 	results: Path
@@ -30,3 +34,7 @@ class SeriesRequest:
 	# worktree of its own and with the mails marked not for sending.
 	sender: Identity = ('', '')
 	rehearsal: bool = False
+	# The series (cover letter, prefix, version, recipients) and the
+	# stack it was applied on (stack.build_stack).
+	series: Optional[SeriesDef] = None
+	stack: Optional[Stack] = None

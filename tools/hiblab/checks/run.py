@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`make test`: the checks of every base in order, one verdict line each,
+and the closing 'N passed, N failed' line."""
+
+import dataclasses
+import sys
+import time
+from typing import Callable, Dict, List
+
+from hiblab import paths, verdict
+from hiblab.base import pins
+from hiblab.checks import basic, kernels, series_check
+from hiblab.checks.context import CheckResult, Context, TestRequest
+from hiblab.errors import LabError
+from hiblab.verdict import FAIL, Verdict
+
+# Once per run.
+HOST_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
+	'host-unit-tests': basic.check_host_unit_tests,
+}
+# Once per base, in this order; 'tree' is the one the others stand on.
+BASE_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
+	'tree': basic.check_tree,
+	'overlay-roundtrip': basic.check_overlay_roundtrip,
+	'mutants-apply': basic.check_mutants_apply,
+	'lava-jobs': basic.check_lava_jobs,
+	'kunit': kernels.check_kunit,
+	'lab': kernels.check_lab,
+	'variants': kernels.check_variants,
+	'config-variants': kernels.check_config_variants,
+	'mutants': kernels.check_mutants,
+	'lab-mutants': kernels.check_lab_mutants,
+	'series': series_check.check_series,
+}
+
+
+def _run_check(name: str, check: Callable[[Context], CheckResult],
+	       ctx: Context) -> List[Verdict]:
+	"""One check's verdicts, printed as they come, named for the base."""
+	label = f'{ctx.base}/{name}' if ctx.base else name
+	print(f'test: running {label} ...', flush=True)
+	start = time.monotonic()
+	try:
+		result = check(ctx)
+	except LabError as e:
+		result = Verdict(name, FAIL, str(e))
+	elapsed = time.monotonic() - start
+	out = []
+	for i, v in enumerate(result if isinstance(result, list) else [result]):
+		# The check's time once, on its first line.
+		v = dataclasses.replace(v, seconds=elapsed if i == 0 else 0,
+					name=f'{ctx.base}/{v.name}' if ctx.base
+					else v.name)
+		out.append(v)
+		verdict.report(v, sys.stdout)
+	return out
+
+
+# What `make test` leaves to `make test-all` to stay inside CI's 90 minutes
+# on two cores: base -> checks.  7.3, the base our series is for, is checked
+# fully but for the config variants' whole-kernel builds (their options are
+# checked by 'variants'); 6.12 as the backport base: its tree, round trip,
+# KUnit, lab smoke and series.  README's `make test` entry has the measured
+# times, the left-out checks' among them.
+CI_SKIP: Dict[str, List[str]] = {
+	'7.3': ['config-variants'],
+	'6.12': ['variants', 'config-variants', 'mutants', 'lab-mutants'],
+}
+
+
+def checked_first(bases: List[str]) -> List[str]:
+	"""The bases, the one make test checks most fully (7.3, the one our
+	series is for) first: a failure there is the one that matters, and the
+	backport base's checks come last, where README's left-out list
+	starts."""
+	return sorted(bases, key=lambda b: len(CI_SKIP.get(b, [])))
+
+
+def run_all(req: TestRequest) -> int:
+	known = list(HOST_CHECKS) + list(BASE_CHECKS)
+	unknown = [n for n in req.only if n not in known]
+	if unknown:
+		print(f'error: unknown check(s) {", ".join(unknown)}: choose from '
+		      f'{", ".join(known)}', file=sys.stderr)
+		return 2
+	try:
+		pinned = pins.read_bases(paths.base_pin_file(req.repo))
+		bases = req.bases or checked_first(list(pinned))
+		for b in bases:
+			pins.read_pin(paths.base_pin_file(req.repo), b)
+		results = paths.run_dir('test', req.repo)
+	except LabError as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 2
+	print(f'test: details in {results}; bases {", ".join(bases)}',
+	      flush=True)
+	verdicts = []
+	ctx = Context(req, results)
+	for name, check in HOST_CHECKS.items():
+		if not req.only or name in req.only:
+			verdicts += _run_check(name, check, ctx)
+	for base in bases:
+		ctx = Context(req, results / base, base)
+		ctx.results.mkdir(parents=True, exist_ok=True)
+		for name, check in BASE_CHECKS.items():
+			if name != 'tree' and (req.only and name not in req.only or
+					       name in req.skip.get(base, [])):
+				continue
+			verdicts += _run_check(name, check, ctx)
+	skipped = [f'{b}/{n}' for b in bases for n in req.skip.get(b, [])
+		   if not req.only or n in req.only]
+	if skipped:
+		print(f'test: not in this run: {", ".join(skipped)} (make '
+		      'test-all runs them)', flush=True)
+	verdict.write_json(results / 'verdicts.json', verdicts)
+	print(verdict.summary(verdicts), flush=True)
+	return 0 if all(v.status != FAIL for v in verdicts) else 1
