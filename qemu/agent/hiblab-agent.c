@@ -12,9 +12,12 @@
  *
  * hiblab.mode=image    mkswap + swapon the disk, fill memory with a keyed
  *                      pattern (and a tmpfs file), start a worker per CPU,
- *                      hibernate with /sys/power/disk = shutdown.  When the
+ *                      hibernate with /sys/power/disk = shutdown, the
+ *                      hibernating task and each worker holding known values
+ *                      in the registers a program owns (cpu-state.h).  When the
  *                      write to /sys/power/state returns, the image was
- *                      restored (or saving failed): verify and report, and
+ *                      restored (or saving failed): verify memory, CPUs and
+ *                      every holder's registers, report, and
  *                      hibernate again until hiblab.cycles rounds are done.
  *                      hiblab.trace=1 enables power:suspend_resume first;
  *                      hiblab.churn=1 toggles CPUs while hibernating.
@@ -64,6 +67,8 @@
  * tmpfs-check (image): bytes bad_words first_bad
  * cpus-check (image): round before after
  * trace-check (image): round machine_suspend
+ * cpu-state (image): round cpu who regs bad
+ * cpu-state-bad (image): round cpu who reg expected found
  * worker-stuck (image): cpu
  * workers-check (image): running stuck
  * done (image): -
@@ -79,6 +84,7 @@
 
 #include <stdbool.h>
 #include <linux/elf.h>
+#include <linux/mman.h>
 
 /* nolibc's raw system call macros: my_syscallN in 6.12, __nolibc_syscallN
  * in 7.3; the agent builds against either base's tree. */
@@ -86,7 +92,10 @@
 #define my_syscall0 __nolibc_syscall0
 #define my_syscall2 __nolibc_syscall2
 #define my_syscall3 __nolibc_syscall3
+#define my_syscall5 __nolibc_syscall5
 #endif
+
+#include "cpu-state.h"
 
 #define SWAP_DEV	"/dev/vda"
 #define MAX_CPUS	64
@@ -113,12 +122,29 @@ static int proto_fd = 1;
 static bool on_console;		/* hiblab.proto=console: proto_fd is /dev/kmsg */
 static unsigned long long key;
 
-/* Shared with the workers: one counter per CPU, on its own cache line. */
+/*
+ * Shared with the workers: one page per CPU.  Its worker maps it again at
+ * CS_SLOT, where the spin of cs_hold() counts (count) and waits for the
+ * agent to ask for a reading (ask: the round); the worker answers there.
+ */
 struct worker_slot {
-	volatile unsigned long long count;
-	char pad[56];
+	volatile unsigned long long count;	/* CS_COUNT */
+	volatile unsigned long long ask;	/* CS_ASK */
+	volatile unsigned long long answered;	/* the round answered */
+	unsigned int nbad;			/* registers that differ */
+	char regs[96];				/* the register groups held */
+	struct {
+		char reg[12];
+		unsigned long long want, got;
+	} bad[8];				/* the first that differ */
 };
-static struct worker_slot *slots;
+static char *slots;
+static bool worker_on[MAX_CPUS];
+
+static struct worker_slot *slot(int cpu)
+{
+	return (struct worker_slot *)(slots + cpu * PAGE);
+}
 
 /* Minimal formatter: %s %d %u %lu %lx %llu %llx, nothing else. */
 static int vfmt(char *buf, int size, const char *fmt, va_list ap)
@@ -387,16 +413,184 @@ static void set_cpus(const char *list, const char *value)
 	}
 }
 
+/* The register groups a holder keeps, as cpu-state events name them. */
+static void cs_groups(char *buf, int size, unsigned int gprs)
+{
+	fmt(buf, size, "gpr%d,%s,%s%smxcsr,fcw,%sfs_base,gs_base",
+	    __builtin_popcount(gprs), cs_avx512 ? "zmm0-31" : cs_avx ?
+	    "ymm0-15" : "xmm0-15", cs_avx512 ? "k0-7," : "", "",
+	    cs_pkru ? "pkru," : "");
+}
+
+static void cs_bad(struct worker_slot *s, const char *reg,
+		   unsigned long long want, unsigned long long got)
+{
+	if (s->nbad < sizeof(s->bad) / sizeof(s->bad[0])) {
+		fmt(s->bad[s->nbad].reg, sizeof(s->bad[0].reg), "%s", reg);
+		s->bad[s->nbad].want = want;
+		s->bad[s->nbad].got = got;
+	}
+	s->nbad++;
+}
+
+/* cs_got against cs_want, into s: the general registers in gprs. */
+static void cs_compare(struct worker_slot *s, unsigned int gprs)
+{
+	int i, j, n = cs_avx512 ? 32 : 16, lanes = cs_avx512 ? 8 :
+		      cs_avx ? 4 : 2;
+	char name[12];
+
+	s->nbad = 0;
+	cs_groups(s->regs, sizeof(s->regs), gprs);
+	for (i = 0; i < 15; i++)
+		if ((gprs >> i & 1) && cs_want.gpr[i] != cs_got.gpr[i])
+			cs_bad(s, cs_gpr_name[i], cs_want.gpr[i], cs_got.gpr[i]);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < lanes; j++) {
+			unsigned long long w = ((unsigned long long *)
+						cs_want.vec[i])[j];
+			unsigned long long g = ((unsigned long long *)
+						cs_got.vec[i])[j];
+
+			fmt(name, sizeof(name), "%s%d.%d", cs_avx512 ? "zmm" :
+			    cs_avx ? "ymm" : "xmm", i, j);
+			if (w != g)
+				cs_bad(s, name, w, g);
+		}
+	for (i = 0; cs_avx512 && i < 8; i++) {
+		fmt(name, sizeof(name), "k%d", i);
+		if (cs_want.k[i] != cs_got.k[i])
+			cs_bad(s, name, cs_want.k[i], cs_got.k[i]);
+	}
+	if (cs_want.mxcsr != cs_got.mxcsr)
+		cs_bad(s, "mxcsr", cs_want.mxcsr, cs_got.mxcsr);
+	if ((cs_want.fcw & CS_FCW_MASK) != (cs_got.fcw & CS_FCW_MASK))
+		cs_bad(s, "fcw", cs_want.fcw, cs_got.fcw);
+	if (cs_pkru && cs_want.pkru != cs_got.pkru)
+		cs_bad(s, "pkru", cs_want.pkru, cs_got.pkru);
+	if (cs_want.fs_base != cs_got.fs_base)
+		cs_bad(s, "fs_base", cs_want.fs_base, cs_got.fs_base);
+	if (cs_want.gs_base != cs_got.gs_base)
+		cs_bad(s, "gs_base", cs_want.gs_base, cs_got.gs_base);
+}
+
+/* Which registers a program has here, and a holder's values in them. */
+static void cs_prepare(int who)
+{
+	struct cs_features f = cs_features();
+
+	cs_avx = f.avx;
+	cs_avx512 = f.avx512;
+	cs_pkru = f.pkru;
+	cs_values(&cs_want, key, who);
+	cs_arch_prctl(ARCH_SET_FS, cs_want.fs_base);
+	cs_arch_prctl(ARCH_SET_GS, cs_want.gs_base);
+}
+
+static void cs_bases(void)
+{
+	cs_arch_prctl(ARCH_GET_FS, (unsigned long)&cs_got.fs_base);
+	cs_arch_prctl(ARCH_GET_GS, (unsigned long)&cs_got.gs_base);
+}
+
+/* A worker: holds its registers on its CPU, answers when asked. */
+static void worker(int cpu)
+{
+	struct worker_slot *s;
+
+	s = (void *)my_syscall5(__NR_mremap, slot(cpu), PAGE, PAGE,
+				MREMAP_MAYMOVE | MREMAP_FIXED, CS_SLOT);
+	if ((unsigned long)s != CS_SLOT)
+		for (;;)	/* it still counts; it never answers */
+			slot(cpu)->count++;
+	cs_prepare(cpu);
+	for (;;) {
+		cs_hold();
+		cs_bases();
+		cs_compare(s, CS_ALL_GPRS);
+		s->answered = s->ask;
+		s->ask = 0;
+	}
+}
+
 static void start_worker(int cpu)
 {
 	unsigned long mask[MAX_CPUS / 64] = { 0 };
 
+	worker_on[cpu] = true;
 	if (fork() == 0) {
 		mask[cpu / 64] = 1UL << (cpu % 64);
 		my_syscall3(__NR_sched_setaffinity, 0, sizeof(mask), mask);
-		for (;;)
-			slots[cpu].count++;
+		worker(cpu);
 	}
+}
+
+static void say_cpu_state(unsigned long round, int cpu, const char *who,
+			  struct worker_slot *s)
+{
+	unsigned int i;
+
+	say("cpu-state round=%lu cpu=%d who=%s regs=%s bad=%u", round, cpu,
+	    who, s->regs, s->nbad);
+	for (i = 0; i < s->nbad && i < sizeof(s->bad) / sizeof(s->bad[0]);
+	     i++)
+		say("cpu-state-bad round=%lu cpu=%d who=%s reg=%s expected=0x%llx"
+		    " found=0x%llx", round, cpu, who, s->bad[i].reg,
+		    s->bad[i].want, s->bad[i].got);
+}
+
+/* Every worker reads its registers back; each says what it found. */
+static void check_cpu_state(unsigned long round)
+{
+	struct timeval tv = { .tv_usec = 10000 };
+	int cpu, tries, waiting;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (worker_on[cpu])
+			slot(cpu)->ask = round;
+	for (tries = 0; tries < 300; tries++) {
+		waiting = 0;
+		for (cpu = 0; cpu < MAX_CPUS; cpu++)
+			waiting += worker_on[cpu] &&
+				   slot(cpu)->answered != round;
+		if (!waiting)
+			break;
+		tv.tv_usec = 10000;
+		select(0, NULL, NULL, NULL, &tv);
+	}
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		if (!worker_on[cpu])
+			continue;
+		if (slot(cpu)->answered == round)
+			say_cpu_state(round, cpu, "worker", slot(cpu));
+		else
+			say("cpu-state round=%lu cpu=%d who=worker "
+			    "regs=unanswered bad=0", round, cpu);
+	}
+}
+
+/*
+ * The hibernating task writes "disk" to /sys/power/state with its own
+ * registers held (cs_hold_write()); after the resume it reads them back.
+ */
+static int hibernate_held(unsigned long round)
+{
+	static struct worker_slot task;
+	unsigned int cpu = 0;
+	int fd = open("/sys/power/state", O_WRONLY);
+	long ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = cs_hold_write(fd, "disk", 4);
+	close(fd);
+	cs_bases();
+	my_syscall3(__NR_getcpu, &cpu, NULL, NULL);
+	cs_compare(&task, CS_TASK_GPRS);
+	/* A failed save thaws with the registers as they were: worth a
+	 * reading too, but the resume is what it is about. */
+	say_cpu_state(round, cpu, "task", &task);
+	return ret < 0 ? (int)ret : 0;
 }
 
 static bool cpu_online(int cpu)
@@ -431,7 +625,7 @@ static void start_workers(void)
 	char online[64];
 	int cpu;
 
-	slots = mmap(NULL, MAX_CPUS * sizeof(*slots), PROT_READ | PROT_WRITE,
+	slots = mmap(NULL, MAX_CPUS * PAGE, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (slots == MAP_FAILED) {
 		say("checker-error what=worker-mmap errno=%d", errno);
@@ -452,12 +646,12 @@ static int check_workers(void)
 	struct timeval tv = { .tv_sec = 1 };
 
 	for (cpu = 0; cpu < n; cpu++)
-		before[cpu] = slots[cpu].count;
+		before[cpu] = slot(cpu)->count;
 	select(0, NULL, NULL, NULL, &tv);
 	for (cpu = 0; cpu < n; cpu++) {
 		if (!cpu_online(cpu))
 			continue;
-		if (slots[cpu].count == before[cpu]) {
+		if (slot(cpu)->count == before[cpu]) {
 			say("worker-stuck cpu=%d", cpu);
 			stuck++;
 		} else {
@@ -673,6 +867,7 @@ static void image_boot(void)
 		power_off();
 	}
 	start_workers();
+	cs_prepare(CS_TASK);
 	cpu_online_list(before, sizeof(before));
 	for (cpu = 0; cpu < nr_possible_cpus(); cpu++)
 		was_online[cpu] = cpu_online(cpu);
@@ -686,7 +881,7 @@ static void image_boot(void)
 		    key, bytes, before);
 		if (churn)
 			churn_pid = start_churn(was_online);
-		ret = write_file("/sys/power/state", "disk");
+		ret = hibernate_held(round);
 		/* Here after the restore, or right away if saving failed. */
 		say("resumed round=%lu ret=%d", round, ret);
 		if (churn)
@@ -699,6 +894,7 @@ static void image_boot(void)
 		cpu_online_list(after, sizeof(after));
 		say("cpus-check round=%lu before=%s after=%s", round, before,
 		    after);
+		check_cpu_state(round);
 		if (trace)
 			trace_check(round);
 		if (round < cycles)

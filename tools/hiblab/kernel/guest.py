@@ -21,6 +21,9 @@ from hiblab.kernel import ccache, kunit
 
 FRAGMENT = paths.REPO_ROOT / 'qemu' / 'guest.config'
 AGENT_SOURCE = paths.REPO_ROOT / 'qemu' / 'agent' / 'hiblab-agent.c'
+# The agent's register holders (cpu-state.h), assembled on their own: the
+# C file is compiled with nolibc's header forced in.
+AGENT_ASM = paths.REPO_ROOT / 'qemu' / 'agent' / 'cpu-state.S'
 # Each build's make output, beside its objects.
 BUILD_LOG = 'hiblab-build.log'
 BASE_FRAGMENT_DIR = paths.REPO_ROOT / 'qemu' / 'bases'
@@ -227,13 +230,15 @@ def build_agent(tree: Path, build: Path) -> Path:
 	the build's exported headers."""
 	agent = build / 'hiblab' / 'init'
 	agent.parent.mkdir(exist_ok=True)
+	asm = build / 'hiblab' / 'cpu-state.o'
+	_cc(['gcc', '-c', '-o', str(asm), str(AGENT_ASM)], 'the guest agent')
 	_cc(['gcc', '-Os', '-static', '-nostdlib', '-fno-stack-protector',
 	     '-fno-asynchronous-unwind-tables', '-Wall', '-Wextra', '-Werror',
 	     '-Wno-unused-parameter',
 	     '-include', str(tree / 'tools/include/nolibc/nolibc.h'),
 	     '-I', str(tree / 'tools/include/nolibc'),
 	     '-I', str(build / 'usr/include'),
-	     '-o', str(agent), str(AGENT_SOURCE), '-lgcc'],
+	     '-o', str(agent), str(AGENT_SOURCE), str(asm), '-lgcc'],
 	    'the guest agent')
 	return agent
 

@@ -30,7 +30,8 @@ PARKING_FUNCTIONS = ('hlt_play_dead', 'mwait_play_dead', 'native_play_dead')
 CHECKS = ('cycle', 'image-boot', 'image-saved', 'save-refused',
 	  'restore-boot', 'refused', 'fresh-boot', 'swap-reusable',
 	  'hlt-parking', 'paging', 'configured', 'restored', 'kaslr',
-	  'pattern', 'tmpfs', 'cpus', 'workers', 'trace', 'no-splat')
+	  'pattern', 'tmpfs', 'cpus', 'workers', 'cpu-state', 'trace',
+	  'no-splat')
 
 Judged = Tuple[List[Verdict], bool]	# verdicts, and whether to go on
 
@@ -96,6 +97,51 @@ def says(name: str, needles: Tuple[str, ...], image: BootRecord,
 	return check(name, not missing, '; '.join(missing or found))
 
 
+def cpu_list(cpus: List[int]) -> str:
+	"""'0-3,5' for [0, 1, 2, 3, 5]."""
+	out, run = [], []
+	for c in sorted(cpus):
+		if run and c == run[-1] + 1:
+			run.append(c)
+			continue
+		if run:
+			out.append(f'{run[0]}-{run[-1]}' if len(run) > 1 else
+				   str(run[0]))
+		run = [c]
+	if run:
+		out.append(f'{run[0]}-{run[-1]}' if len(run) > 1 else str(run[0]))
+	return ','.join(out)
+
+
+def cpu_state(name: str, events: List[Event]) -> Verdict:
+	"""Every holder got back the registers it held across the
+	hibernation: the hibernating task and the worker on each CPU
+	(cpu-state, cpu-state-bad)."""
+	states = [e for e in events if e.name == 'cpu-state']
+	if not states:
+		return check(name, False, 'no cpu-state report from the agent')
+	silent = [e for e in states if e.get('regs') == 'unanswered']
+	bad = [e for e in events if e.name == 'cpu-state-bad']
+	count = sum(e.int('bad') for e in states if e.get('bad', '').isdigit())
+	if silent or bad or count:
+		why = [f'CPU{e.get("cpu")} {e.get("who")} {e.get("reg")}: '
+		       f'expected {e.get("expected")}, found {e.get("found")}'
+		       for e in bad[:3]]
+		why += [f'the worker on CPU{e.get("cpu")} did not answer'
+			for e in silent]
+		return check(name, False, f'{count} register(s) differ'
+			     + (': ' + '; '.join(why) if why else ''))
+	groups: Dict[Tuple[str, str], List[int]] = {}
+	for e in states:
+		groups.setdefault((e.get('who'), e.get('regs')), []).append(
+			e.int('cpu'))
+	return check(name, True, '; '.join(
+		f'{"the hibernating task" if who == "task" else "workers"} on '
+		f'CPU{cpu_list(cpus)}: {regs}'
+		for (who, regs), cpus in sorted(groups.items(),
+						key=lambda g: g[0][0] != 'task')))
+
+
 def data_checks(pre: str, s: Scenario, events: List[Event],
 		lines: List[str], both: bool) -> List[Verdict]:
 	"""What the image kernel reports after coming back, and its log."""
@@ -120,6 +166,7 @@ def data_checks(pre: str, s: Scenario, events: List[Event],
 	v.append(check(pre + 'workers', bool(w) and w[-1].int('stuck') == 0,
 		       f'{w[-1].get("running")} running, {w[-1].get("stuck")} '
 		       'stuck' if w else 'no workers-check'))
+	v.append(cpu_state(pre + 'cpu-state', events))
 	if s.trace:
 		tr = protocol.first(events, 'trace-check')
 		# One machine_suspend begin per earlier round, and this round's

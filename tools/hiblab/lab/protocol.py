@@ -67,6 +67,16 @@ EVENTS: Dict[str, Proto] = {
 			    'online CPUs before and after'),
 	'trace-check': Proto(('round', 'machine_suspend'), ('image',),
 			     'power:suspend_resume events in the trace buffer'),
+	'cpu-state': Proto(('round', 'cpu', 'who', 'regs', 'bad'), ('image',),
+			   'the registers a program owns, read back after the '
+			   'write to /sys/power/state returned, by the worker '
+			   'on a CPU (who=worker) or the hibernating task '
+			   '(who=task): the groups held (regs=unanswered: the '
+			   'worker did not answer) and how many differ'),
+	'cpu-state-bad': Proto(('round', 'cpu', 'who', 'reg', 'expected',
+				'found'), ('image',), 'one register (a vector '
+			       'register per 64-bit lane: ymm3.2) that the '
+			       'holder did not get back'),
 	'worker-stuck': Proto(('cpu',), ('image',), 'a worker did not advance'),
 	'workers-check': Proto(('running', 'stuck'), ('image',),
 			       'the workers advanced'),

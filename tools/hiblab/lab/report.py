@@ -203,6 +203,35 @@ def vcpu_table(boot: BootRecord) -> str:
 		'(&gt; marks the RIP)</th></tr>' + ''.join(rows) + '</table>'
 
 
+def cpu_state_table(boot: BootRecord) -> str:
+	"""Each holder's registers after the resume that boot ran: what it
+	held, and every register that came back different."""
+	states = [e for e in boot.events() if e.name == 'cpu-state']
+	if not states:
+		return ''
+	bad = [e for e in boot.events() if e.name == 'cpu-state-bad']
+	rows = []
+	for e in states:
+		mine = [b for b in bad if (b.get('round'), b.get('cpu'),
+					   b.get('who')) == (e.get('round'),
+							     e.get('cpu'),
+							     e.get('who'))]
+		ok = e.get('bad') == '0' and e.get('regs') != 'unanswered'
+		diff = '<br>'.join(f'{esc(b.get("reg"))}: {esc(b.get("expected"))}'
+				   f' -&gt; {esc(b.get("found"))}' for b in mine)
+		who = 'hibernating task' if e.get('who') == 'task' else 'worker'
+		rows.append(f'<tr class="{"" if ok else "bad"}"><td>CPU'
+			    f'{esc(e.get("cpu"))}</td><td>{who}</td>'
+			    f'<td class="{PASS if ok else FAIL}">'
+			    f'{"intact" if ok else esc(e.get("bad")) + " differ"}'
+			    f'</td><td>{esc(e.get("regs").replace(",", ", "))}</td>'
+			    f'<td>{diff}</td></tr>')
+	return f'<h3>Registers held across the hibernation ({esc(boot.name)})' \
+		'</h3><table><tr><th>CPU</th><th>holder</th><th></th><th>' \
+		'registers verified</th><th>differ (expected -&gt; found)</th>' \
+		'</tr>' + ''.join(rows) + '</table>'
+
+
 def layouts(boots: List[BootRecord]) -> str:
 	cols: List[Tuple[str, Dict[str, int]]] = []
 	for b in boots:
@@ -286,6 +315,7 @@ def render(title: str, verdicts: List[Verdict], runs: List[ScenarioRun]
 			'the breakpoint (red).</p>' +
 			(f'<p>image: {esc("; ".join(io))}</p>' if io else '') +
 			''.join(vcpu_table(b) for b in r.boots if b.vcpus is not None)
+			+ ''.join(cpu_state_table(b) for b in r.boots)
 			+ layouts(r.boots))
 	parts.append('</body></html>')
 	return '\n'.join(parts)

@@ -8,7 +8,7 @@ import unittest
 from pathlib import Path
 from typing import List
 
-from hiblab.lab import judge, records, report, scenarios
+from hiblab.lab import judge, judge_test, records, report, scenarios
 from hiblab.lab.records import BootRecord, ScenarioRun
 from hiblab.verdict import FAIL, PASS, Verdict
 
@@ -28,7 +28,9 @@ def page(*names: str) -> str:
 	runs = captured(*names)
 	verdicts = [Verdict(f'{r.scenario.name}/{v.name}', v.status, v.detail)
 		    for r in runs
-		    for v in judge.judge_cycle(r.scenario, r.record)]
+		    for v in judge_test.without_cpu_state(r.record, {
+			    v.name: v for v in judge.judge_cycle(
+				    r.scenario, r.record)}).values()]
 	return report.render('lab run test', verdicts, runs)
 
 
@@ -37,6 +39,15 @@ def text(markup: str) -> str:
 
 
 class ReportTest(unittest.TestCase):
+	def test_the_registers_each_holder_kept(self) -> None:
+		p = page('7.3-smoke-cpu-state', '7.3-cpu-state-task-pkru-lost')
+		self.assertEqual(p.count('>Registers held across the hibernation'),
+				 2)
+		self.assertIn('<td>CPU0</td><td>hibernating task</td><td class='
+			      '"FAIL">1 differ</td>', p)
+		self.assertIn('pkru: 0x1563e6a4 -&gt; 0x55555554', p)
+		self.assertEqual(p.count('>intact<'), 9)
+
 	def test_smoke(self) -> None:
 		p = page('6.12-smoke')
 		self.assertIn('lab run test: <span class="PASS">PASS', p)

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from hiblab.lab import judge, scenarios
+from hiblab.lab import judge, judge_test, scenarios
 from hiblab.lava import logs
 from hiblab.verdict import FAIL, PASS
 
@@ -23,8 +23,8 @@ class LogTest(unittest.TestCase):
 		tmp = Path(tempfile.mkdtemp())
 		self.addCleanup(shutil.rmtree, tmp)
 		record = logs.cycle_record(s, log, tmp, 20.0)
-		return record, {v.name: v for v in
-				judge.judge_cycle(s, record)}
+		return record, judge_test.without_cpu_state(
+			record, {v.name: v for v in judge.judge_cycle(s, record)})
 
 	def test_smoke_is_judged_green_like_a_local_run(self) -> None:
 		record, v = self.judge_log('6.12-smoke', 'smoke')
