@@ -37,7 +37,9 @@ def main(argv: list) -> int:
 	parser.add_argument('--series', metavar='NAME', default='',
 			    help='only this series of the base (default: all)')
 	parser.add_argument('--no-builds', action='store_true',
-			    help='skip the per-commit builds (the slow stage)')
+			    help='skip the per-commit builds (the slow stage) '
+			    'and the series mutants that stop at one; each '
+			    'series\' KUnit suites on its own stack still run')
 	parser.add_argument('--mutant', type=Path, metavar='PATCH',
 			    help='insert a series mutant (mutants/series/) first, '
 			    'to see the run stop')

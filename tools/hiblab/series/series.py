@@ -119,9 +119,8 @@ class Series:
 			patches = b4.format_patches(self.out / 'patches')
 			# Cheapest first: the series' own stack as one kernel
 			# (its KUnit suites), then every commit on its own.
-			if self._checkpatch(patches) and \
-			   (not req.builds or self._suites(wt) and
-			    self._build_each(wt)):
+			if self._checkpatch(patches) and self._suites(wt) and \
+			   (not req.builds or self._build_each(wt)):
 				mails = b4.send(self.out / 'mails')
 				if self._recipients(mails, want):
 					self._round_trip(mails)
@@ -174,8 +173,15 @@ class Series:
 				 self.log('kunit'), req.jobs, self.progress)
 		if got is None:
 			# The stack does not build: the per-commit builds next
-			# name the commit that breaks it.
-			return True
+			# name the commit that breaks it.  Without them, this
+			# is the series' failure.
+			if req.builds:
+				return True
+			self.verdicts.append(Verdict('series', FAIL, 'stopped: '
+						     'its stack does not build '
+						     '(make series names the '
+						     'commit)'))
+			return False
 		if self._judged(got):
 			return True
 		self.verdicts.append(Verdict('series', FAIL, 'stopped: a KUnit '
@@ -281,6 +287,12 @@ def run_series_mutants(req: SeriesRequest, catalog: Sequence[SeriesDef],
 	"""Each series mutant must stop its series at its Stops-at check."""
 	verdicts = []
 	for m in mutants:
+		if not req.builds and '/build/' in m.stops_at:
+			# Left out with the builds (the caller says so).
+			progress(f'series: mutant {m.name} left out: it stops '
+				 f'at {m.stops_at}, and the per-commit builds '
+				 'are off')
+			continue
 		progress(f'series: mutant {m.name} (must stop at {m.stops_at})')
 		s = mutant_series(m, catalog)
 		got = run_series(dataclasses.replace(
