@@ -157,6 +157,13 @@ def _make(req: GuestRequest, build: Path, targets: List[str], log: Path,
 			       f'see {log}')
 
 
+def missing_in(tree: Path, build: Path, want: Dict[str, str]) -> List[str]:
+	"""The wanted options the build's .config lacks, but for those whose
+	symbol the tree does not define."""
+	missing = missing_options((build / '.config').read_text(), want)
+	return [m for m in missing if m not in undefined_symbols(tree, missing)]
+
+
 def configure(req: GuestRequest) -> Path:
 	"""The build directory with its .config for the request's fragments
 	(allnoconfig whenever they or the tree's Kconfig files changed),
@@ -173,15 +180,23 @@ def configure(req: GuestRequest) -> Path:
 	text = ''.join(Path(f).read_text() for f in req.fragments)
 	stamp = build / 'hiblab-config.stamp'
 	key = config_key(req.tree, text)
-	if not (build / '.config').exists() or not stamp.exists() or \
-	   stamp.read_text() != key:
+
+	def allnoconfig() -> List[str]:
 		merged.write_text(text)
 		_make(req, build, ['allnoconfig'], log,
 		      [f'KCONFIG_ALLCONFIG={merged}'])
 		stamp.write_text(key)
-	missing = missing_options((build / '.config').read_text(), want)
-	missing = [m for m in missing
-		   if m not in undefined_symbols(req.tree, missing)]
+		return missing_in(req.tree, build, want)
+
+	fresh = not (build / '.config').exists() or not stamp.exists() or \
+		stamp.read_text() != key
+	missing = allnoconfig() if fresh else \
+		missing_in(req.tree, build, want)
+	if missing and not fresh:
+		# Another make in this directory since the stamp (a series'
+		# per-commit build of a commit with other Kconfig symbols)
+		# rewrote .config: make it again before calling it broken.
+		missing = allnoconfig()
 	if missing:
 		raise LabError(f'guest .config lacks {", ".join(missing[:4])}',
 			       'a dependency is off: fix qemu/guest.config')

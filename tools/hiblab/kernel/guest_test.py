@@ -4,6 +4,7 @@
 
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 from hiblab.errors import LabError
@@ -21,6 +22,33 @@ class GuestTest(unittest.TestCase):
 		self.assertEqual(guest.missing_options(
 			config, {'CONFIG_A': 'y', 'CONFIG_B': 'n', 'CONFIG_C': '4',
 				 'CONFIG_D': 'y'}), ['CONFIG_C=4', 'CONFIG_D=y'])
+
+	def test_a_config_another_make_rewrote_is_made_again(self) -> None:
+		# A series' per-commit build of a commit without our KUnit
+		# Kconfig symbols shares the check kernel's build directory and
+		# leaves a .config without them behind the stamp's back.
+		with tempfile.TemporaryDirectory() as tmp:
+			frag = Path(tmp) / 'a.config'
+			frag.write_text('CONFIG_A=y\n')
+			req = guest.GuestRequest(Path(tmp) / 'tree', Path(tmp),
+						 'check', 1, (frag,))
+			made = []
+
+			def make(req, build, goals, log, extra=()):
+				made.append(goals)
+				(build / '.config').write_text('CONFIG_A=y\n')
+
+			with unittest.mock.patch.object(guest, '_make', make), \
+			     unittest.mock.patch.object(guest, 'config_key',
+							lambda t, f: 'key'), \
+			     unittest.mock.patch.object(guest, 'undefined_symbols',
+							lambda t, o: []):
+				build = guest.configure(req)
+				guest.configure(req)
+				self.assertEqual(len(made), 1)
+				(build / '.config').write_text('# CONFIG_A is not set\n')
+				guest.configure(req)
+				self.assertEqual(len(made), 2)
 
 	def test_first_error_of_a_real_build_log(self) -> None:
 		# A 7.3 series commit that did not build (make series, mutant
