@@ -19,45 +19,62 @@
 
 	.text
 
-/* vectors: load (from \\src into registers) or store (into \\dst) */
+/* one move between a register and memory: into \reg or out of it */
+.macro move op, dir, reg, mem
+	.ifc \dir, load
+	\op	\mem, \reg
+	.else
+	\op	\reg, \mem
+	.endif
+.endm
+
+/* vectors: load (from \at into registers) or store (into \at) */
 .macro vectors dir, at
 	cmpb	$0, cs_avx512(%rip)
 	jne	3f
 	cmpb	$0, cs_avx(%rip)
 	jne	2f
 	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-	.ifc \dir, load
-	movdqu	\at+VEC+\i*64(%rip), %xmm\i
-	.else
-	movdqu	%xmm\i, \at+VEC+\i*64(%rip)
-	.endif
+	move	movdqu, \dir, %xmm\i, \at+VEC+\i*64(%rip)
 	.endr
 	jmp	4f
 2:
 	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-	.ifc \dir, load
-	vmovdqu	\at+VEC+\i*64(%rip), %ymm\i
-	.else
-	vmovdqu	%ymm\i, \at+VEC+\i*64(%rip)
-	.endif
+	move	vmovdqu, \dir, %ymm\i, \at+VEC+\i*64(%rip)
 	.endr
 	jmp	4f
 3:
 	.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	.ifc \dir, load
-	vmovdqu64 \at+VEC+\i*64(%rip), %zmm\i
-	.else
-	vmovdqu64 %zmm\i, \at+VEC+\i*64(%rip)
-	.endif
+	move	vmovdqu64, \dir, %zmm\i, \at+VEC+\i*64(%rip)
 	.endr
 	.irp i, 0,1,2,3,4,5,6,7
-	.ifc \dir, load
-	kmovq	\at+K+\i*8(%rip), %k\i
-	.else
-	kmovq	%k\i, \at+K+\i*8(%rip)
-	.endif
+	move	kmovq, \dir, %k\i, \at+K+\i*8(%rip)
 	.endr
 4:
+.endm
+
+/* the general registers' slots in struct cs_regs, in cpu-state.h's order */
+	.set	.Lgpr_rax, 0
+	.set	.Lgpr_rbx, 1
+	.set	.Lgpr_rcx, 2
+	.set	.Lgpr_rdx, 3
+	.set	.Lgpr_rsi, 4
+	.set	.Lgpr_rdi, 5
+	.set	.Lgpr_rbp, 6
+	.set	.Lgpr_r8, 7
+	.set	.Lgpr_r9, 8
+	.set	.Lgpr_r10, 9
+	.set	.Lgpr_r11, 10
+	.set	.Lgpr_r12, 11
+	.set	.Lgpr_r13, 12
+	.set	.Lgpr_r14, 13
+	.set	.Lgpr_r15, 14
+
+/* general registers: load (from \at) or store (into \at) these */
+.macro gprs dir, at, regs:vararg
+	.irp r, \regs
+	move	movq, \dir, %\r, \at+GPR+.Lgpr_\r*8(%rip)
+	.endr
 .endm
 
 /* PKRU, where the OS enabled it; clobbers eax, ecx, edx */
@@ -108,40 +125,14 @@ cs_hold:
 	vectors	load, cs_want
 	ldmxcsr	cs_want+MXCSR(%rip)
 	fldcw	cs_want+FCW(%rip)
-	movq	cs_want+GPR+0*8(%rip), %rax
-	movq	cs_want+GPR+1*8(%rip), %rbx
-	movq	cs_want+GPR+2*8(%rip), %rcx
-	movq	cs_want+GPR+3*8(%rip), %rdx
-	movq	cs_want+GPR+4*8(%rip), %rsi
-	movq	cs_want+GPR+5*8(%rip), %rdi
-	movq	cs_want+GPR+6*8(%rip), %rbp
-	movq	cs_want+GPR+7*8(%rip), %r8
-	movq	cs_want+GPR+8*8(%rip), %r9
-	movq	cs_want+GPR+9*8(%rip), %r10
-	movq	cs_want+GPR+10*8(%rip), %r11
-	movq	cs_want+GPR+11*8(%rip), %r12
-	movq	cs_want+GPR+12*8(%rip), %r13
-	movq	cs_want+GPR+13*8(%rip), %r14
-	movq	cs_want+GPR+14*8(%rip), %r15
+	gprs	load, cs_want, rax, rbx, rcx, rdx, rsi, rdi, rbp
+	gprs	load, cs_want, r8, r9, r10, r11, r12, r13, r14, r15
 1:
 	incq	CS_COUNT
 	cmpq	$0, CS_ASK
 	je	1b
-	movq	%rax, cs_got+GPR+0*8(%rip)
-	movq	%rbx, cs_got+GPR+1*8(%rip)
-	movq	%rcx, cs_got+GPR+2*8(%rip)
-	movq	%rdx, cs_got+GPR+3*8(%rip)
-	movq	%rsi, cs_got+GPR+4*8(%rip)
-	movq	%rdi, cs_got+GPR+5*8(%rip)
-	movq	%rbp, cs_got+GPR+6*8(%rip)
-	movq	%r8, cs_got+GPR+7*8(%rip)
-	movq	%r9, cs_got+GPR+8*8(%rip)
-	movq	%r10, cs_got+GPR+9*8(%rip)
-	movq	%r11, cs_got+GPR+10*8(%rip)
-	movq	%r12, cs_got+GPR+11*8(%rip)
-	movq	%r13, cs_got+GPR+12*8(%rip)
-	movq	%r14, cs_got+GPR+13*8(%rip)
-	movq	%r15, cs_got+GPR+14*8(%rip)
+	gprs	store, cs_got, rax, rbx, rcx, rdx, rsi, rdi, rbp
+	gprs	store, cs_got, r8, r9, r10, r11, r12, r13, r14, r15
 	vectors	store, cs_got
 	stmxcsr	cs_got+MXCSR(%rip)
 	fnstcw	cs_got+FCW(%rip)
@@ -171,26 +162,10 @@ cs_hold_write:
 	popq	%rdi
 	popq	%rsi
 	popq	%rdx
-	movq	cs_want+GPR+1*8(%rip), %rbx
-	movq	cs_want+GPR+6*8(%rip), %rbp
-	movq	cs_want+GPR+7*8(%rip), %r8
-	movq	cs_want+GPR+8*8(%rip), %r9
-	movq	cs_want+GPR+9*8(%rip), %r10
-	movq	cs_want+GPR+11*8(%rip), %r12
-	movq	cs_want+GPR+12*8(%rip), %r13
-	movq	cs_want+GPR+13*8(%rip), %r14
-	movq	cs_want+GPR+14*8(%rip), %r15
+	gprs	load, cs_want, rbx, rbp, r8, r9, r10, r12, r13, r14, r15
 	movl	$1, %eax		/* __NR_write */
 	syscall
-	movq	%rbx, cs_got+GPR+1*8(%rip)
-	movq	%rbp, cs_got+GPR+6*8(%rip)
-	movq	%r8, cs_got+GPR+7*8(%rip)
-	movq	%r9, cs_got+GPR+8*8(%rip)
-	movq	%r10, cs_got+GPR+9*8(%rip)
-	movq	%r12, cs_got+GPR+11*8(%rip)
-	movq	%r13, cs_got+GPR+12*8(%rip)
-	movq	%r14, cs_got+GPR+13*8(%rip)
-	movq	%r15, cs_got+GPR+14*8(%rip)
+	gprs	store, cs_got, rbx, rbp, r8, r9, r10, r12, r13, r14, r15
 	vectors	store, cs_got
 	stmxcsr	cs_got+MXCSR(%rip)
 	fnstcw	cs_got+FCW(%rip)

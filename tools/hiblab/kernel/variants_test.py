@@ -14,18 +14,25 @@ from hiblab.kernel import guest, variants
 from hiblab.lab import scenarios
 
 
+def committed(src: Path, files: dict) -> Git:
+	"""A new repository at src with files (name: text) in one commit."""
+	src.mkdir()
+	git = Git(src)
+	git.run(['init', '-q'])
+	for name, text in files.items():
+		(src / name).write_text(text)
+	git.run(['add'] + list(files))
+	git.run(['commit', '-q', '-m', 'base'],
+		env={'GIT_AUTHOR_NAME': 't', 'GIT_AUTHOR_EMAIL': 't@t',
+		     'GIT_COMMITTER_NAME': 't', 'GIT_COMMITTER_EMAIL': 't@t'})
+	return git
+
+
 class VariantTest(unittest.TestCase):
 	def test_variant_carries_local_changes_and_the_patch(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			src = Path(tmp) / 'src'
-			src.mkdir()
-			git = Git(src)
-			env = {'GIT_AUTHOR_NAME': 't', 'GIT_AUTHOR_EMAIL': 't@t',
-			       'GIT_COMMITTER_NAME': 't', 'GIT_COMMITTER_EMAIL': 't@t'}
-			git.run(['init', '-q'])
-			(src / 'a.c').write_text('one\ntwo\n')
-			git.run(['add', 'a.c'])
-			git.run(['commit', '-q', '-m', 'base'], env=env)
+			committed(src, {'a.c': 'one\ntwo\n'})
 			(src / 'a.c').write_text('one\nTWO\n')	# uncommitted
 			(src / 'new.c').write_text('new\n')	# untracked
 			vdir = Path(tmp) / 'variants'
@@ -58,15 +65,7 @@ class VariantTest(unittest.TestCase):
 	def test_applied_in_place_then_the_tree_as_it_was(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			src = Path(tmp) / 'src'
-			src.mkdir()
-			git = Git(src)
-			env = {'GIT_AUTHOR_NAME': 't', 'GIT_AUTHOR_EMAIL': 't@t',
-			       'GIT_COMMITTER_NAME': 't', 'GIT_COMMITTER_EMAIL': 't@t'}
-			git.run(['init', '-q'])
-			(src / 'a.c').write_text('one\ntwo\n')
-			(src / 'b.c').write_text('b\n')
-			git.run(['add', 'a.c', 'b.c'])
-			git.run(['commit', '-q', '-m', 'base'], env=env)
+			git = committed(src, {'a.c': 'one\ntwo\n', 'b.c': 'b\n'})
 			# A mutant's change, kept through the variant's build.
 			(src / 'a.c').write_text('one\nTWO\n')
 			patch = Path(tmp) / 'v.patch'
