@@ -45,6 +45,17 @@ def check_worktree(cache: Path, base: str) -> Path:
 	return cache / 'worktrees' / f'{CHECK_VARIANT}-{base}'
 
 
+# The series stage's worktrees that hold nothing to keep: git am onto the
+# pristine base (each series' stack, then its mails' round trip), and the b4
+# branches of mails not for sending (make test's rehearsals, the series
+# mutants).  Runs take turns under the lock, and going from one branch to
+# the next checks out only the files that differ, so one of each per base
+# does for every series (a worktree is ~1.4 GB of kernel sources: one per
+# series and mutant filled the disk of a machine CI shares).
+SERIES_AM = 'series-am'
+SERIES_SCRATCH = 'series-scratch'
+
+
 def worktree(cache: Path, base: str, name: str) -> Path:
 	"""A scratch worktree of a base's tree (series, variants, ...)."""
 	return cache / 'worktrees' / f'{name}-{base}'

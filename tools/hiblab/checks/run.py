@@ -5,11 +5,12 @@ and the closing 'N passed, N failed' line."""
 import dataclasses
 import sys
 import time
+from pathlib import Path
 from typing import Callable, Dict, List
 
 from hiblab import paths, verdict
 from hiblab.base import pins
-from hiblab.checks import basic, kernels, series_check
+from hiblab.checks import basic, kernels, room, series_check
 from hiblab.checks.context import CheckResult, Context, TestRequest
 from hiblab.errors import LabError
 from hiblab.verdict import FAIL, Verdict
@@ -100,7 +101,9 @@ def run_all(req: TestRequest) -> int:
 		return 2
 	print(f'test: details in {results}; bases {", ".join(bases)}',
 	      flush=True)
-	verdicts = []
+	verdicts = [_room(req, bases)]
+	if verdicts[0].status == FAIL:
+		return _end(results, verdicts)
 	ctx = Context(req, results)
 	for name, check in HOST_CHECKS.items():
 		if not req.only or name in req.only:
@@ -118,6 +121,19 @@ def run_all(req: TestRequest) -> int:
 	if skipped:
 		print(f'test: not in this run: {", ".join(skipped)} (make '
 		      'test-all runs them)', flush=True)
+	return _end(results, verdicts)
+
+
+def _room(req: TestRequest, bases: List[str]) -> Verdict:
+	"""The disk-room verdict (checks.room), printed."""
+	v = room.judge_room(req.cache, room.cold_size(bases),
+			    room.used(req.cache), room.free(req.cache))
+	verdict.report(v, sys.stdout)
+	return v
+
+
+def _end(results: Path, verdicts: List[Verdict]) -> int:
+	"""verdicts.json, the closing line, and the exit code."""
 	verdict.write_json(results / 'verdicts.json', verdicts)
 	print(verdict.summary(verdicts), flush=True)
 	return 0 if all(v.status != FAIL for v in verdicts) else 1

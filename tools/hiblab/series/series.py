@@ -5,8 +5,9 @@ prep, checkpatch, per-commit builds, its KUnit suites on that stack
 (suites), b4 send -o, and a git am round trip.
 
 b4 works on a branch of its own per series (b4/<series>) in a worktree of
-the kernel tree (worktrees/series-<series>-<base>), reset on every run, so
-b4's cover-letter commit never lands on the developer's topic.  The tools
+the kernel tree (worktrees/series-<series>-<base>; mails not for sending in
+the shared worktrees/series-scratch-<base>), reset on every run, so b4's
+cover-letter commit never lands on the developer's topic.  The tools
 never send mail: b4 runs with sendemail.smtpserver=/bin/false and `b4 send
 -o DIR`, which only writes the messages.
 
@@ -70,13 +71,14 @@ class Series:
 			judge_sender(req.sender)
 		self.defn = req.series
 		assert self.defn is not None and req.stack is not None
-		# A mutant and make test's rehearsal get a worktree and branch
-		# of their own: the real series stays ready to send from
-		# worktrees/series-<series>-<base>.
+		# A mutant and make test's rehearsal get a branch of their own
+		# in the shared scratch worktree: the real series stays ready
+		# to send from worktrees/series-<series>-<base>.
 		suffix = '-mutant' if req.mutant else \
 			'-rehearsal' if req.rehearsal else ''
-		self.wt_path = paths.worktree(req.cache, req.base_name,
-					      f'series-{self.defn.name}{suffix}')
+		self.wt_path = paths.worktree(
+			req.cache, req.base_name, paths.SERIES_SCRATCH if suffix
+			else f'series-{self.defn.name}')
 		self.branch = f'b4/{self.defn.name}{suffix}'
 		# Mails not to send: under directories that say so.
 		self.out = req.results / REHEARSAL_DIR if req.rehearsal \
@@ -212,7 +214,7 @@ class Series:
 		what, want = ('b4 branch', Git(self.wt_path).tree_of('HEAD')) \
 			if req.mutant else ('stack', req.tree.tree_of(req.topic))
 		return run_am(req.tree, paths.worktree(req.cache, req.base_name,
-						      'series-am'),
+						      paths.SERIES_AM),
 			      req.base, mails, self.sender, what, want)
 
 

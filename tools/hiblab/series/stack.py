@@ -4,7 +4,7 @@ its own, each applied with `git am` as a maintainer applies mails, with
 nothing else of the topic under it.
 
 The patches are the topic's commits of each step (`git format-patch`); the
-stack is built in a worktree of its own (worktrees/series-stack-<base>),
+stack is built in the worktree of the round trip (worktrees/series-am-<base>),
 with a fixed committer, so the same overlay gives the same commits.  A
 patch that does not apply stops the series: it needs a step it does not
 declare (or the steps are in an order that does not apply).
@@ -79,7 +79,7 @@ def build_stack(tree: Git, cache: Path, base_name: str, pristine: str,
 		catalog = [s if x.name == s.name else x for x in catalog]
 	commits = step_commits(tree, pristine, topic)
 	wt = prepare_worktree(tree, paths.worktree(cache, base_name,
-						   'series-stack'), pristine)
+						   paths.SERIES_AM), pristine)
 	ids: List[str] = []
 	before = prerequisites(s, catalog)
 	for p in before:

@@ -54,7 +54,7 @@ class StackTest(unittest.TestCase):
 		st = self.build(three, [one, two, three])
 		self.assertEqual(st.prerequisites, ('one',))
 		self.assertEqual(len(st.prerequisite_ids), 1)
-		wt = Git(self.root / 'cache' / 'worktrees' / 'series-stack-b')
+		wt = Git(self.root / 'cache' / 'worktrees' / 'series-am-b')
 		self.assertEqual((wt.worktree / 'a.c').read_text(),
 				 'one\nTWO\nTHREE\n')
 		self.assertEqual((wt.worktree / 'b.c').read_text(), 'x\n')
