@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """`make test`: every check of the project, one verdict line each.
 
-run (the order, what make test leaves out, the run), context (what a check
-gets), basic (no kernel build), kernels (the topic's kernels), series_check
-(make series rehearsed).
+run (the order, what make test leaves out, the run), room (the disk's room,
+checked before anything else), context (what a check gets), basic (no
+kernel build), kernels (the topic's kernels), series_check (make series
+rehearsed).
 
 The host unit tests run once; every other check runs once per base
 (linux-base.txt), its verdicts named `<base>/<check>...`.  A check is a
