@@ -72,6 +72,11 @@ def prepare_worktree(git: Git, worktree: Path, commit: str) -> Git:
 		git.run(['worktree', 'add', '-q', '--detach', str(worktree),
 			 commit])
 	else:
+		# A git am that a killed run left would stop the next one
+		# (looked for first: git am --abort alone takes ~0.5 s).
+		if (worktree / wt.text(['rev-parse', '--git-path',
+					'rebase-apply'])).exists():
+			wt.run(['am', '--abort'], check=False)
 		wt.run(['checkout', '-q', '-f', '--detach', commit])
 		wt.run(['clean', '-q', '-fdx', '-e', '.gitignore'])
 	return wt

@@ -50,7 +50,7 @@ def check_worktree(cache: Path, base: str) -> Path:
 # branches of mails not for sending (make test's rehearsals, the series
 # mutants).  Runs take turns under the lock, and going from one branch to
 # the next checks out only the files that differ, so one of each per base
-# does for every series (a worktree is ~1.4 GB of kernel sources: one per
+# does for every series (a worktree is ~1.8 GB of kernel sources: one per
 # series and mutant filled the disk of a machine CI shares).
 SERIES_AM = 'series-am'
 SERIES_SCRATCH = 'series-scratch'

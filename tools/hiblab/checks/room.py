@@ -4,27 +4,37 @@
 A run that fills the disk fails half an hour in, with ENOSPC from git or ld
 in the middle of a series, and takes every other check on that disk down
 with it (it did, in CI, on a machine whose disk other work shares).  So
-make test first compares what a cold run leaves in the cache, less what the
-cache already holds, with the room the disk has, and stops with one line
-if it cannot fit.
+make test first removes the worktrees of the old layout, then compares what
+a cold run of its bases leaves in the cache, less what the cache already
+holds of them, with the room the disk has, and stops with one line if it
+cannot fit.
 """
 
+import fnmatch
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, List
 
+from hiblab import paths
+from hiblab.git import Git
 from hiblab.verdict import FAIL, PASS, Verdict
 
 GIB = 1 << 30
 # What a cold make test leaves in the cache, per base (its tree, its three
-# worktrees, its build directories) and shared (the fetched 7.3 source,
-# ccache), rounded up from a measured cold run: 15.3 GiB in all, 8.1 for
-# 7.3, 7.2 for 6.12 (README's make test entry).
-COLD_GIB = {'7.3': 8.5, '6.12': 7.5}
-SHARED_GIB = 0.5
-# Results, temporary files and a warm run's new build objects.
+# worktrees) and shared (build directories, the fetched 7.3 source,
+# ccache), rounded up from a measured cold run: 15.3 GiB in all, 7.5 for
+# 7.3, 7.0 for 6.12, 1.2 shared (README's make test entry).
+COLD_GIB = {'7.3': 8.0, '6.12': 7.5}
+SHARED_GIB = 1.5
+# Results, temporary files, a warm run's new build objects, and what make
+# test-all adds (a build directory per config variant, ~0.3 GiB each).
 MARGIN_GIB = 2.0
+SHARED_DIRS = ('build', 'bases', 'ccache')
+# Worktrees of the layout before one series worktree per base: nothing
+# names them any more (each ~1.8 GB; make test made 15 of them).
+# (<name>-<base>, as paths.worktree() names them).
+RETIRED_WORKTREES = ('series-stack', 'series-*-rehearsal', 'series-*-mutant')
 
 
 def cold_size(bases: Iterable[str]) -> int:
@@ -33,13 +43,26 @@ def cold_size(bases: Iterable[str]) -> int:
 				     for b in bases)) * GIB)
 
 
-def used(cache: Path) -> int:
-	"""Bytes the cache holds now (du's disk usage; 0 if it is new)."""
-	if not cache.exists():
+def held_paths(cache: Path, bases: Iterable[str]) -> List[Path]:
+	"""What the cache holds of these bases and of what they share."""
+	worktrees = cache / 'worktrees'
+	held = [cache / d for d in SHARED_DIRS]
+	for b in bases:
+		held.append(paths.tree_dir(cache, b))
+		if worktrees.is_dir():
+			held += sorted(worktrees.glob(f'*-{b}'))
+	return [p for p in held if p.exists()]
+
+
+def used(where: List[Path]) -> int:
+	"""Bytes these paths hold (du's disk usage; 0 for none)."""
+	if not where:
 		return 0
-	out = subprocess.run(['du', '-sk', str(cache)], capture_output=True,
-			     text=True, check=False).stdout.split()
-	return int(out[0]) * 1024 if out and out[0].isdigit() else 0
+	out = subprocess.run(['du', '-skc'] + [str(p) for p in where],
+			     capture_output=True, text=True,
+			     check=False).stdout.split()
+	return int(out[-2]) * 1024 if len(out) >= 2 and out[-2].isdigit() \
+		else 0
 
 
 def free(cache: Path) -> int:
@@ -48,6 +71,23 @@ def free(cache: Path) -> int:
 	while not where.exists():
 		where = where.parent
 	return shutil.disk_usage(where).free
+
+
+def retire_worktrees(cache: Path, bases: Iterable[str]) -> List[str]:
+	"""Removes the old layout's worktrees of these bases; their names."""
+	worktrees = cache / 'worktrees'
+	gone = []
+	for b in bases:
+		old = [p for p in sorted(worktrees.glob(f'*-{b}'))
+		       if any(fnmatch.fnmatch(p.name, f'{pat}-{b}')
+			      for pat in RETIRED_WORKTREES)] \
+			if worktrees.is_dir() else []
+		for p in old:
+			shutil.rmtree(p)
+			gone.append(p.name)
+		if old and paths.tree_dir(cache, b).is_dir():
+			Git(paths.tree_dir(cache, b)).run(['worktree', 'prune'])
+	return gone
 
 
 def judge_room(cache: Path, cold: int, held: int, room: int) -> Verdict:
@@ -59,5 +99,5 @@ def judge_room(cache: Path, cold: int, held: int, room: int) -> Verdict:
 			       f'{need / GIB:.1f}')
 	return Verdict('disk-room', FAIL, f'{have}, this run needs about '
 		       f'{need / GIB:.1f} (a cold run leaves {cold / GIB:.1f} '
-		       f'GiB, the cache holds {held / GIB:.1f}): free space '
+		       f'GiB, the cache holds {held / GIB:.1f} of it): free space '
 		       'there, or set HIBLAB_CACHE_DIR to a larger disk')

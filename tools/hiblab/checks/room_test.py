@@ -5,6 +5,7 @@
 import contextlib
 import io
 import json
+import os
 from pathlib import Path
 from unittest import mock
 
@@ -48,11 +49,46 @@ class JudgeRoomTest(LabTestCase):
 
 	def test_used_and_free_of_a_cache_not_made_yet(self) -> None:
 		cache = self.root / 'not' / 'yet'
-		self.assertEqual(room.used(cache), 0)
+		self.assertEqual(room.used(room.held_paths(cache, ['7.3'])), 0)
 		self.assertGreater(room.free(cache), 0)
-		cache.mkdir(parents=True)
-		(cache / 'f').write_bytes(b'x' * (1 << 20))
-		self.assertGreaterEqual(room.used(cache), 1 << 20)
+		(cache / 'ccache').mkdir(parents=True)
+		# Random bytes: a compressing filesystem keeps them whole.
+		(cache / 'ccache' / 'f').write_bytes(os.urandom(1 << 20))
+		self.assertGreaterEqual(room.used(room.held_paths(cache, ['7.3'])),
+					1 << 20)
+
+
+class HeldPathsTest(LabTestCase):
+	def test_only_the_run_s_bases_and_what_they_share(self) -> None:
+		cache = self.root / 'c'
+		for d in ('linux-7.3', 'linux-6.12', 'build', 'worktrees/check-7.3',
+			  'worktrees/series-am-6.12', 'worktrees/series-scratch-7.3'):
+			(cache / d).mkdir(parents=True)
+		held = [p.relative_to(cache).as_posix()
+			for p in room.held_paths(cache, ['6.12'])]
+		self.assertEqual(held, ['build', 'linux-6.12',
+					'worktrees/series-am-6.12'])
+
+
+class RetireTest(LabTestCase):
+	def test_the_old_layout_s_worktrees_go_the_others_stay(self) -> None:
+		tree = self.fake.build()
+		cache = self.fake.cache
+		keep = ['check-fake', 'series-am-fake', 'series-scratch-fake',
+			'series-ident-map-fake']
+		old = ['series-stack-fake', 'series-ident-map-rehearsal-fake',
+		       'series-pkru-mutant-fake']
+		for name in keep + old:
+			tree.git.run(['worktree', 'add', '-q', '--detach',
+				      str(cache / 'worktrees' / name), 'HEAD'])
+		self.assertEqual(sorted(room.retire_worktrees(cache, ['fake'])),
+				 sorted(old))
+		self.assertEqual(sorted(p.name for p in
+					(cache / 'worktrees').iterdir()),
+				 sorted(keep))
+		listed = tree.git.text(['worktree', 'list'])
+		self.assertFalse([n for n in old if n in listed], listed)
+		self.assertEqual(room.retire_worktrees(cache, ['fake']), [])
 
 
 class RunStopsTest(LabTestCase):
@@ -71,3 +107,13 @@ class RunStopsTest(LabTestCase):
 		data = json.loads(next((self.fake.repo / 'results').glob(
 			'test-*/verdicts.json')).read_text())
 		self.assertEqual(data['summary'], '0 passed, 1 failed')
+
+	def test_a_run_of_checks_that_need_no_room_skips_it(self) -> None:
+		req = TestRequest(self.fake.repo, self.fake.cache,
+				  ['host-unit-tests'], 1, bases=['fake'])
+		with mock.patch.object(room, 'free', return_value=0), \
+		     mock.patch.object(run, '_run_check', return_value=[]), \
+		     contextlib.redirect_stdout(io.StringIO()) as out:
+			rc = run.run_all(req)
+		self.assertEqual(rc, 0, out.getvalue())
+		self.assertNotIn('disk-room', out.getvalue())

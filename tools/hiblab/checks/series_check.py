@@ -29,7 +29,8 @@ def check_series(ctx: Context) -> List[Verdict]:
 	CI has no git identity, so the mails are signed off by
 	REHEARSAL_SENDER (series/identity.py, an .invalid address), written under
 	series/rehearsal-not-for-sending/ with NOT-FOR-SENDING in their
-	subjects, from a worktree of their own (series-rehearsal-<base>).
+	subjects, from branches of their own in the worktree every series not
+	for sending shares (series-scratch-<base>).
 	Where the run skips SERIES_BUILDS for the base, the per-commit
 	builds and the series mutants that stop at one are left out; the
 	KUnit suites on each series' own stack still run.  SERIES_MUTANTS

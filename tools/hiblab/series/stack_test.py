@@ -72,6 +72,19 @@ class StackTest(unittest.TestCase):
 					    r'base does not apply: .*a\.c'):
 			self.build(three, [one, two, three], requires=())
 
+	def test_a_git_am_a_killed_run_left_does_not_stop_the_next(self) -> None:
+		one, two = series('one', (1,)), series('two', (2,))
+		three = series('three', (3,), ('one',))
+		st = self.build(three, [one, two, three])
+		# A run killed in the middle of git am leaves it in progress.
+		wt = Git(self.root / 'cache' / 'worktrees' / 'series-am-b')
+		patch = self.git.run(['format-patch', '--stdout', '-1',
+				      self.topic])
+		wt.run(['checkout', '-q', '--detach', self.base])
+		self.assertNotEqual(wt.attempt(['am', '-q'], env=ENV,
+					       stdin=patch).returncode, 0)
+		self.assertEqual(self.build(three, [one, two, three]), st)
+
 
 if __name__ == '__main__':
 	unittest.main()
