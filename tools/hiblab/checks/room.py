@@ -45,13 +45,15 @@ def cold_size(bases: Iterable[str]) -> int:
 
 def held_paths(cache: Path, bases: Iterable[str]) -> List[Path]:
 	"""What the cache holds of these bases and of what they share."""
-	worktrees = cache / 'worktrees'
 	held = [cache / d for d in SHARED_DIRS]
 	for b in bases:
-		held.append(paths.tree_dir(cache, b))
-		if worktrees.is_dir():
-			held += sorted(worktrees.glob(f'*-{b}'))
+		held += [paths.tree_dir(cache, b)] + worktrees_of(cache, b)
 	return [p for p in held if p.exists()]
+
+
+def worktrees_of(cache: Path, base: str) -> List[Path]:
+	"""The base's worktrees (paths.worktree() names them <name>-<base>)."""
+	return sorted((cache / 'worktrees').glob(f'*-{base}'))
 
 
 def used(where: List[Path]) -> int:
@@ -75,13 +77,11 @@ def free(cache: Path) -> int:
 
 def retire_worktrees(cache: Path, bases: Iterable[str]) -> List[str]:
 	"""Removes the old layout's worktrees of these bases; their names."""
-	worktrees = cache / 'worktrees'
 	gone = []
 	for b in bases:
-		old = [p for p in sorted(worktrees.glob(f'*-{b}'))
+		old = [p for p in worktrees_of(cache, b)
 		       if any(fnmatch.fnmatch(p.name, f'{pat}-{b}')
-			      for pat in RETIRED_WORKTREES)] \
-			if worktrees.is_dir() else []
+			      for pat in RETIRED_WORKTREES)]
 		for p in old:
 			shutil.rmtree(p)
 			gone.append(p.name)
