@@ -35,15 +35,22 @@ def check_kunit(ctx: Context) -> List[Verdict]:
 					     ctx.results / 'static')
 
 
+# make test's lab cycles: the main job's, and an image crossing the image
+# header's last change each way (a kernel update must not lose an image).
+LAB_SCENARIOS = ('smoke', 'old-header-image', 'old-header-restore')
+
+
 def check_lab(ctx: Context) -> List[Verdict]:
-	"""The main job: make qemu-hibernate's smoke cycle, on the check
-	kernel the KUnit check booted."""
+	"""The main job: make qemu-hibernate's smoke cycle, and the cycles
+	across the header change, on the check kernel the KUnit check booted
+	(the header variant built in place)."""
 	kernels = ctx.check_kernels()
 	with ctx.log('lab').open('w') as f:
 		verdicts = runner.run_lab(runner.LabRequest(
 			kernels.req.tree, paths.CHECK_VARIANT, ctx.base, ctx.req.cache,
 			ctx.results / 'lab',
-			[scenarios.SCENARIOS['smoke']], 'auto', ctx.req.jobs),
+			[scenarios.SCENARIOS[n] for n in LAB_SCENARIOS], 'auto',
+			ctx.req.jobs),
 			lambda s: print(s, file=f, flush=True), kernels).verdicts
 	return [dataclasses.replace(v, name='lab/' + v.name) for v in verdicts]
 

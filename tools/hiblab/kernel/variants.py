@@ -57,6 +57,9 @@ ONLY_6_12 = ('6.12',)
 MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online', bases=ONLY_6_12)
 LOCKDEP_TRACE = Build(config='lockdep-trace')
 FOREIGN_RESTORE_MAGIC = Build(patch='foreign-restore-magic')
+# The series' kernel with the image header code of a kernel before the
+# paging-level fix: the other side of a kernel update.
+HEADER_BEFORE_LEVELS = Build(patch='header-before-levels')
 
 VARIANT_DIR = paths.REPO_ROOT / 'qemu' / 'variants'
 

@@ -5,7 +5,8 @@ import dataclasses
 import random
 from typing import Dict, List, Optional, Tuple
 
-from hiblab.kernel.variants import (FOREIGN_RESTORE_MAGIC, LOCKDEP_TRACE,
+from hiblab.kernel.variants import (FOREIGN_RESTORE_MAGIC,
+				    HEADER_BEFORE_LEVELS, LOCKDEP_TRACE,
 				    MAINLINE_CORE_ONLINE, ONLY_6_12, PLAIN,
 				    Build)
 
@@ -119,6 +120,15 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 restore_build=FOREIGN_RESTORE_MAGIC,
 		 refusal='Unrecognized hibernate image header format!',
 		 hlt_proof=False),
+	# The paging-level fix keeps RESTORE_MAGIC: images cross a kernel
+	# update in both directions (hibernate, install, resume).
+	Scenario('old-header-image', 'the image kernel writes the header as '
+		 'a kernel before the paging-level fix does (no pgtable_levels): '
+		 'the series\' kernel restores it', build=HEADER_BEFORE_LEVELS,
+		 restore_build=PLAIN),
+	Scenario('old-header-restore', 'the restore kernel reads the header '
+		 'as a kernel before the paging-level fix does: it restores the '
+		 'series\' image', restore_build=HEADER_BEFORE_LEVELS),
 	Scenario('other-restore-kernel', 'the restore kernel is a different, '
 		 'compatible binary (lockdep and tracing on, so its text layout '
 		 'differs): the cycle must be fully green',

@@ -27,6 +27,17 @@ class ScenarioTest(unittest.TestCase):
 		self.assertEqual(lockdep.on('7.3'), lockdep)
 		self.assertEqual(lockdep.on('6.12'), lockdep)
 
+	def test_the_header_change_is_crossed_both_ways(self) -> None:
+		old = scenarios.SCENARIOS['old-header-image']
+		new = scenarios.SCENARIOS['old-header-restore']
+		self.assertEqual((old.build, old.restore),
+				 (scenarios.HEADER_BEFORE_LEVELS, scenarios.PLAIN))
+		self.assertEqual((new.build, new.restore),
+				 (scenarios.PLAIN, scenarios.HEADER_BEFORE_LEVELS))
+		for s in (old, new):	# restored, proven: not a refusal
+			self.assertFalse(s.refusal, s.name)
+			self.assertTrue(s.hlt_proof, s.name)
+
 	def test_paging_claims(self) -> None:
 		for s in scenarios.SCENARIOS.values():
 			self.assertIn(s.paging, scenarios.PAGING_LEVELS, s.name)
