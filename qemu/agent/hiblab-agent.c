@@ -116,6 +116,9 @@
 #define JUMP_PHYS_OFFSET	8	/* header page: .jump_address_phys */
 #define JUMP_PHYS_MOVE	0x201000	/* to another 2M page, off its offset */
 #define MAP_ENTRIES	511	/* swap_map_page.entries[] */
+#define FLAGS_OFFSET	4072	/* swsusp_header.flags in page 0 */
+#define SF_NOCOMPRESS_MODE	2	/* kernel/power/power.h */
+#define DATA_BYTES	16	/* inverted by a "data" damage */
 
 static char cmdline[4096];
 static int proto_fd = 1;
@@ -947,6 +950,57 @@ static void damage_failed(const char *reason, int ret, int pages)
 	power_off();
 }
 
+/* The x that splitmix64(x) maps to z, as swap.py's unmix(). */
+static unsigned long long unxorshift(unsigned long long y, int shift)
+{
+	unsigned long long x = y;
+	int i;
+
+	for (i = 0; i <= 64 / shift; i++)
+		x = y ^ (x >> shift);
+	return x;
+}
+
+static unsigned long long unmix(unsigned long long z)
+{
+	z = unxorshift(z, 31) * 0x319642b2d24d8ec3ULL;
+	z = unxorshift(z, 27) * 0x96de1b173f119089ULL;
+	return unxorshift(z, 30) - 0x9e3779b97f4a7c15ULL;
+}
+
+/* Word j of a page of the pattern unmixes to the first word's ^ j. */
+static bool is_pattern_page(const unsigned long long *w)
+{
+	unsigned long long first = unmix(w[0]);
+	int j;
+
+	for (j = 1; j < PAGE / 8; j++)
+		if ((unmix(w[j]) ^ first) != (unsigned long long)j)
+			return false;
+	return true;
+}
+
+/* swap.py's first_pattern_page(): 0 when there is none. */
+static unsigned long long first_pattern_page(int fd,
+					     unsigned long long map_page,
+					     unsigned long long header)
+{
+	static unsigned long long map[PAGE / 8], data[PAGE / 8];
+	int i;
+
+	while (map_page) {
+		if (disk_io(fd, map_page * PAGE, map, PAGE, false))
+			return 0;
+		for (i = 0; i < MAP_ENTRIES; i++)
+			if (map[i] && map[i] != header &&
+			    !disk_io(fd, map[i] * PAGE, data, PAGE, false) &&
+			    is_pattern_page(data))
+				return map[i];
+		map_page = map[MAP_ENTRIES];
+	}
+	return 0;
+}
+
 /*
  * hiblab.damage: what the host's swap.corrupt() does between the
  * boots, done here for a farm with no host step.  The kernel reads the
@@ -957,6 +1011,7 @@ static void damage_image(const char *what)
 	static unsigned char head[PAGE];
 	static unsigned long long map[PAGE / 8];
 	unsigned long long map_page, pages[MAP_ENTRIES], page, off;
+	unsigned int flags;
 	int fd, i, n = 0, len, ret;
 
 	fd = open(SWAP_DEV, O_RDWR);
@@ -968,6 +1023,7 @@ static void damage_image(const char *what)
 	if (memcmp(head + SIG_OFFSET, HIBERNATE_SIG, sizeof(HIBERNATE_SIG) - 1))
 		damage_failed("no-signature", 0, 0);
 	memcpy(&map_page, head + IMAGE_OFFSET, sizeof(map_page));
+	memcpy(&flags, head + FLAGS_OFFSET, sizeof(flags));
 	ret = disk_io(fd, map_page * PAGE, map, PAGE, false);
 	if (ret)
 		damage_failed("io", ret, 0);
@@ -993,11 +1049,18 @@ static void damage_image(const char *what)
 		off = page * PAGE + JUMP_PHYS_OFFSET;
 		len = 8;
 		ret = move_u64(fd, off, JUMP_PHYS_MOVE);
-	} else {
-		/* data_pages[len(data_pages) // 2] */
+	} else if (!(flags & SF_NOCOMPRESS_MODE)) {
+		/* data_pages[len(data_pages) // 2], where a chunk is */
 		page = pages[1 + (n - 1) / 2];
+		off = page * PAGE;
+		len = DATA_BYTES;
+		ret = flip(fd, off, len);
+	} else {
+		page = first_pattern_page(fd, map_page, pages[0]);
+		if (!page)
+			damage_failed("no-pattern", 0, n);
 		off = page * PAGE + PAGE / 2;
-		len = 16;
+		len = DATA_BYTES;
 		ret = flip(fd, off, len);
 	}
 	if (!ret && fsync(fd))

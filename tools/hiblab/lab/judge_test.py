@@ -8,6 +8,7 @@ transcript; not the swap image).  test_data/cycles/README says which run
 and mutant produced each.
 """
 
+import dataclasses
 import shutil
 import tempfile
 import unittest
@@ -236,15 +237,25 @@ class CapturedCycleTest(unittest.TestCase):
 
 	def test_an_uncompressed_image_with_a_damaged_page_loads(self) -> None:
 		# nocompress-corrupt on 6.12: no CRC32 without compression, the
-		# damaged page (a low frame) is restored and nothing sees it.
+		# damaged page of the pattern is restored, 2 words wrong.
 		record = records.load(CYCLES / '6.12-nocompress-corrupt')
-		self.assertIn('16 bytes of data page 258 inverted',
-			      record.corruption)
+		self.assertIn('16 bytes in the middle of pattern page 2969 '
+			      'inverted', record.corruption)
 		v = judged('6.12-nocompress-corrupt')
 		self.assertEqual(set(statuses(v).values()), {PASS})
-		self.assertIn('restore: [    3.027395] PM: Loading image data '
-			      'pages (97419 pages)...', v['configured'].detail)
+		self.assertIn('restore: [    1.817487] PM: Loading image data '
+			      'pages (97279 pages)...', v['configured'].detail)
+		self.assertIn('2 bad words (first at 10102784)',
+			      v['pattern'].detail)
 		self.assertNotIn('refused', v)
+		# The damaged words are the judge's business: none, or 3, is
+		# a FAIL.
+		for damaged in (0, 3):
+			s = dataclasses.replace(
+				scenarios.SCENARIOS['nocompress-corrupt'],
+				damaged_words=damaged)
+			got = {w.name: w.status for w in judge.judge_cycle(s, record)}
+			self.assertEqual(got['pattern'], FAIL)
 
 	def test_an_image_found_and_not_loaded_says_why(self) -> None:
 		# swap-nocompress-pfn-list-unwaited on 7.3: the PFN list is

@@ -3,13 +3,15 @@
 """The agent's protocol: the parser, and the agent held to the table."""
 
 import re
+import shutil
 import struct
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
 
 from hiblab.kernel import guest
-from hiblab.lab import protocol, swap
+from hiblab.lab import protocol, swap, swap_test
 
 
 def agent_says(source: str) -> list:
@@ -101,7 +103,9 @@ class AgentDamageTest(unittest.TestCase):
 
 	def test_the_layout_constants_are_the_hosts(self) -> None:
 		for name in ('PAGE', 'SIG_OFFSET', 'IMAGE_OFFSET',
-			     'MAGIC_OFFSET', 'JUMP_PHYS_OFFSET', 'JUMP_PHYS_MOVE'):
+			     'MAGIC_OFFSET', 'JUMP_PHYS_OFFSET', 'JUMP_PHYS_MOVE',
+			     'MAP_ENTRIES', 'FLAGS_OFFSET', 'SF_NOCOMPRESS_MODE',
+			     'DATA_BYTES'):
 			with self.subTest(name=name):
 				self.assertEqual(int(self.DEFINES[name], 0),
 						 getattr(swap, name))
@@ -148,18 +152,83 @@ class AgentDamageTest(unittest.TestCase):
 			struct.pack_into('<Q', out, off, (v + int(
 				self.DEFINES['JUMP_PHYS_MOVE'], 0)) % 2 ** 64)
 			return bytes(out)
+		(flags,) = struct.unpack_from(
+			'<I', disk, int(self.DEFINES['FLAGS_OFFSET']))
 		if what == 'header':
 			self.assertIn('page = pages[0];', body)
 			off, length = pages[0] * page_size + \
 				int(self.DEFINES['MAGIC_OFFSET']), lens[1]
+		elif not flags & int(self.DEFINES['SF_NOCOMPRESS_MODE']):
+			self.assertIn('} else if (!(flags & SF_NOCOMPRESS_MODE)) {\n'
+				      '\t\t/* data_pages[len(data_pages) // 2], '
+				      'where a chunk is */\n'
+				      '\t\tpage = pages[1 + (n - 1) / 2];\n'
+				      '\t\toff = page * PAGE;\n', body)
+			off = pages[1 + (n - 1) // 2] * page_size
+			length = int(self.DEFINES['DATA_BYTES'])
 		else:
-			self.assertIn('page = pages[1 + (n - 1) / 2];', body)
+			self.assertIn('page = first_pattern_page(fd, map_page, '
+				      'pages[0]);', body)
 			self.assertIn('off = page * PAGE + PAGE / 2;', body)
-			off = pages[1 + (n - 1) // 2] * page_size + page_size // 2
-			length = lens[3]
+			off = self.agent_pattern_page(disk, map_page, pages[0]) * \
+				page_size + page_size // 2
+			length = int(self.DEFINES['DATA_BYTES'])
 		out[off:off + length] = bytes(b ^ 0xff for b in
 					      out[off:off + length])
 		return bytes(out)
+
+	HELPERS = ('disk_io', 'unxorshift', 'unmix', 'is_pattern_page',
+		   'first_pattern_page')
+
+	def agent_pattern_page(self, disk: bytes, map_page: int,
+			       header: int) -> int:
+		"""The agent's own first_pattern_page() (and the helpers it
+		calls, quoted from its source), compiled for the host and run
+		on `disk`."""
+		if not shutil.which('gcc'):
+			self.skipTest('no gcc')
+		funcs = []
+		for name in self.HELPERS:
+			m = re.search(r'^static [^\n]*\b' + name + r'\(.*?^}\n',
+				      self.SOURCE, re.M | re.S)
+			self.assertIsNotNone(m, name)
+			funcs.append(m.group(0))
+		harness = '\n'.join(
+			['#include <errno.h>', '#include <fcntl.h>',
+			 '#include <stdbool.h>', '#include <stdio.h>',
+			 '#include <stdlib.h>', '#include <unistd.h>',
+			 f'#define PAGE {self.DEFINES["PAGE"]}',
+			 f'#define MAP_ENTRIES {self.DEFINES["MAP_ENTRIES"]}'] +
+			funcs + ['int main(int argc, char **argv)', '{',
+				 '\tint fd = open(argv[1], O_RDONLY);',
+				 '\tprintf("%llu\\n", first_pattern_page(fd, '
+				 'strtoull(argv[2], 0, 0), strtoull(argv[3], 0, 0)));',
+				 '\treturn 0;', '}', ''])
+		with tempfile.TemporaryDirectory() as tmp:
+			src, exe = Path(tmp) / 'h.c', Path(tmp) / 'h'
+			img = Path(tmp) / 'disk'
+			src.write_text(harness)
+			img.write_bytes(disk)
+			subprocess.run(['gcc', '-O2', '-Wall', '-Werror', '-o',
+					str(exe), str(src)], check=True)
+			out = subprocess.run([str(exe), str(img), str(map_page),
+					      str(header)], check=True,
+					     capture_output=True, text=True)
+		return int(out.stdout)
+
+	def test_the_agent_finds_the_pattern_page_the_host_does(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			path = Path(tmp) / 'swap.img'
+			swap_test.uncompressed_disk(path)
+			disk = path.read_bytes()
+			self.assertEqual(self.agent_pattern_page(disk, 3, 4), 11)
+			# No pattern page: 0, which damage_image() reports.
+			self.assertEqual(self.agent_pattern_page(
+				disk[:11 * 4096] + swap_test.KERNEL_PAGE, 3, 4), 0)
+			path.write_bytes(disk)
+			swap.corrupt(path, 'data')
+			self.assertEqual(self.agent_damage(disk, 'data'),
+					 path.read_bytes())
 
 	def test_the_agent_damages_the_bytes_the_host_does(self) -> None:
 		page = swap.PAGE

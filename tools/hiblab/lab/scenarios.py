@@ -9,6 +9,7 @@ from hiblab.kernel.variants import (FOREIGN_RESTORE_MAGIC,
 				    HEADER_BEFORE_LEVELS, LOCKDEP_TRACE,
 				    MAINLINE_CORE_ONLINE, ONLY_6_12, PLAIN,
 				    Build)
+from hiblab.lab.swap import DAMAGED_WORDS
 
 # Scenario.refusal for an image the kernel does not even find: it must not
 # start a resume ("resume from hibernation") and must boot on.
@@ -38,6 +39,8 @@ class Scenario:
 	trace: bool = False		# power:suspend_resume on across the cycle
 	churn: bool = False		# CPU hotplug churn while hibernating
 	corrupt: str = ''		# damage the image between the boots
+	damaged_words: int = 0		# pattern words that damage leaves bad
+					# in a restored image
 	restore_memory_mb: int = 0	# -m of the restore boot (0: memory_mb)
 	refusal: str = ''		# the restore kernel must print one of these
 					# ('|'-separated, any case) and boot fresh
@@ -101,8 +104,8 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'format!', hlt_proof=False),
 	Scenario('corrupt-jump-phys', 'the image header\'s jump_address_phys '
 		 'is moved by 2M + 4K between the boots, magic and memory map '
-		 'intact: the header is refused for its addresses (series patch '
-		 '8); without the check the restore jumps through the wrong '
+		 'intact: the header is refused for its addresses (the '
+		 'header-addresses series); without the check the restore jumps through the wrong '
 		 '2M page', corrupt='jump-phys',
 		 refusal='differ below 2M',
 		 hlt_proof=False),
@@ -170,20 +173,17 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'hole, so the direct and identity maps have several ranges; '
 		 '512 MiB pattern', memory_mb=5632, pattern_mb=512, swap_mb=2048,
 		 says=('BIOS-e820: [mem 0x0000000100000000-',)),
+	# load_image() (kernel/power/swap.c) checks nothing for an
+	# uncompressed image.  The damage hits a page of the agent's
+	# pattern (swap.py): a kernel page would crash the restored
+	# kernel or not, by layout.  A kernel that starts refusing
+	# such images (a CRC for nocompress) fails 'restored' here.
 	Scenario('nocompress-corrupt', 'an uncompressed image '
-		 '(hibernate=nocompress) with one data page damaged between '
-		 'the boots: loaded unchecked (no CRC32 without compression) '
-		 'and restored; the page is not the pattern, no check sees it',
-		 # Measured on 6.12 and 7.3: load_image() (kernel/power/swap.c)
-		 # checks nothing for an uncompressed image, and corrupt='data'
-		 # hits the first swap map page's middle entry, which in an
-		 # uncompressed image of this size is a data page of a low
-		 # frame (past the ~190 PFN-list pages; pattern-check: 0 bad
-		 # words on both bases).
-		 # The cycle must restore: a kernel that starts refusing such
-		 # images (a CRC for nocompress) fails 'restored' here.
-		 cmdline='hibernate=nocompress', corrupt='data',
-		 says=('image data pages (',)),
+		 '(hibernate=nocompress) with one page of the pattern damaged '
+		 'between the boots: loaded unchecked (no CRC32 without '
+		 'compression) and restored, with exactly the damaged words '
+		 'wrong', cmdline='hibernate=nocompress', corrupt='data',
+		 damaged_words=DAMAGED_WORDS, says=('image data pages (',)),
 )}
 
 

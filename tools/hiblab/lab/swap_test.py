@@ -2,12 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 """The swap image and its damage for the refusal scenarios."""
 
+import struct
 import tempfile
 import unittest
 from pathlib import Path
 
 from hiblab.errors import LabError
 from hiblab.lab import swap
+
+SWAP_DATA = Path(__file__).parent / 'test_data' / 'swap'
+PATTERN_PAGE = (SWAP_DATA / 'pattern-page.bin').read_bytes()
+KERNEL_PAGE = (SWAP_DATA / 'kernel-page.bin').read_bytes()
+
+
+def uncompressed_disk(path: Path) -> None:
+	"""Map pages 3 and 9 (chained); header 4; data 5 (kernel), 6 (zero),
+	then on the second map page 10 (kernel) and 11 (the real pattern
+	page); flags say nocompress."""
+	page = 4096
+	disk = bytearray(page * 12)
+	disk[4086:4096] = b'S1SUSPEND\0'
+	struct.pack_into('<QI', disk, 4064, 3, swap.SF_NOCOMPRESS_MODE)
+	struct.pack_into('<4Q', disk, 3 * page, 4, 5, 6, 0)
+	struct.pack_into('<Q', disk, 3 * page + 8 * swap.MAP_ENTRIES, 9)
+	struct.pack_into('<2Q', disk, 9 * page, 10, 11)
+	disk[5 * page:6 * page] = KERNEL_PAGE
+	disk[10 * page:11 * page] = KERNEL_PAGE
+	disk[11 * page:12 * page] = PATTERN_PAGE
+	path.write_bytes(bytes(disk))
 
 
 class SwapImageTest(unittest.TestCase):
@@ -47,13 +69,58 @@ class SwapImageTest(unittest.TestCase):
 			self.assertEqual(moved[5 * 4096 + 8:5 * 4096 + 16],
 					 (0x2a80b000).to_bytes(8, 'little'))
 			self.assertEqual(sum(a != b for a, b in zip(after, moved)), 2)
-			swap.corrupt(disk, 'data')
-			self.assertNotEqual(disk.read_bytes()[7 * 4096:8 * 4096],
-					    before[7 * 4096:8 * 4096])
+			# Compressed: the start of the middle data page, which
+			# is always inside a chunk.
+			self.assertIn('start of compressed data page 7',
+				      swap.corrupt(disk, 'data'))
+			damaged = disk.read_bytes()
+			self.assertEqual([i for i, (a, b) in enumerate(zip(
+				moved, damaged)) if a != b],
+					 list(range(7 * 4096, 7 * 4096 + 16)))
 			swap.corrupt(disk, 'signature')
 			with self.assertRaisesRegex(LabError, 'holds no hibernation '
 						    'image'):
 				swap.read_image(disk)
+
+
+	def test_the_pattern_is_recognised_in_real_pages(self) -> None:
+		self.assertTrue(swap.is_pattern_page(PATTERN_PAGE))
+		self.assertFalse(swap.is_pattern_page(KERNEL_PAGE))
+		self.assertFalse(swap.is_pattern_page(bytes(4096)))
+		# One word off and the page is not the pattern.
+		off = bytearray(PATTERN_PAGE)
+		off[4000] ^= 1
+		self.assertFalse(swap.is_pattern_page(bytes(off)))
+
+	def test_uncompressed_damage_hits_the_pattern_only(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			disk = Path(tmp) / 'swap.img'
+			uncompressed_disk(disk)
+			before = disk.read_bytes()
+			self.assertFalse(swap.read_image(disk).compressed)
+			self.assertIn('pattern page 11', swap.corrupt(disk, 'data'))
+			after = disk.read_bytes()
+			changed = [i for i, (a, b) in enumerate(zip(before, after))
+				   if a != b]
+			self.assertEqual(changed, list(range(11 * 4096 + 2048,
+							     11 * 4096 + 2064)))
+			words = struct.unpack('<512Q', after[11 * 4096:])
+			first = swap.unmix(words[0])
+			bad = [j for j, w in enumerate(words)
+			       if swap.unmix(w) ^ first != j]
+			self.assertEqual(len(bad), swap.DAMAGED_WORDS)
+
+	def test_an_uncompressed_image_without_the_pattern_is_an_error(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			disk = Path(tmp) / 'swap.img'
+			uncompressed_disk(disk)
+			data = bytearray(disk.read_bytes())
+			data[11 * 4096:] = KERNEL_PAGE
+			disk.write_bytes(bytes(data))
+			with self.assertRaisesRegex(LabError, 'no page of the '
+						    'agent.s pattern'):
+				swap.corrupt(disk, 'data')
+			self.assertEqual(disk.read_bytes(), bytes(data))
 
 
 if __name__ == '__main__':
