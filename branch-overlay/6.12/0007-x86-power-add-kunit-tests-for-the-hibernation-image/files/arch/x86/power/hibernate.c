@@ -123,7 +123,8 @@ VISIBLE_IF_KUNIT void hibernation_header_encode(struct restore_data_record *rdr,
 /*
  * Whether this kernel can restore an image whose header is @rdr, on a
  * machine whose firmware e820 table is @table.  Reads nothing else but
- * constants of this kernel, so that a header can be judged in isolation.
+ * this kernel's constants and paging mode, so that a header can be judged
+ * in isolation.
  */
 VISIBLE_IF_KUNIT int hibernation_header_check(const struct restore_data_record *rdr,
 					      struct e820_table *table)

@@ -103,7 +103,8 @@ static void *alloc_pgt_page(void *context)
  * @offset: where the direct mapping maps physical address 0
  * @jump: the image kernel's virtual address of restore_registers(), in the
  *	kernel half (with PTI, setting a user-half top-level entry would also
- *	write its user copy, in the page after the top-level table)
+ *	write a user copy through kernel_to_user_pgdp(), which a one-page
+ *	table does not provide)
  * @jump_phys: its physical address, equal to @jump modulo 2M
  * @ranges: the RAM to map, as pfn ranges
  * @nr: the number of @ranges

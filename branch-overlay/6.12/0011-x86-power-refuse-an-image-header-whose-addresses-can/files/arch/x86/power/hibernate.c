@@ -169,8 +169,8 @@ static int hibernation_header_check_addresses(const struct restore_data_record *
 /*
  * Whether this kernel can restore an image whose header is @rdr, on a
  * machine whose firmware e820 table is @table and whose RAM ends at
- * @end_pfn.  Reads nothing else but constants of this kernel, so that a
- * header can be judged in isolation.
+ * @end_pfn.  Reads nothing else but this kernel's constants and paging mode,
+ * so that a header can be judged in isolation.
  */
 VISIBLE_IF_KUNIT int hibernation_header_check(const struct restore_data_record *rdr,
 					      struct e820_table *table,
