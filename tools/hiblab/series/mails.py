@@ -85,7 +85,11 @@ def parse_mail(name: str, data: bytes) -> Mail:
 	author = re.match(r'From: *(.*)\n\n', log)
 	if author:
 		log = log[author.end():]
-	trailers = re.findall(r'^[A-Za-z0-9-]+: *(.*@.*)$', log, re.M)
+	# A trailer's '# ...' is a comment (stable-kernel-rules.rst:
+	# "Cc: <stable+noautosel@kernel.org> # reason"); b4 mails the
+	# address before it.
+	trailers = [t.split('#', 1)[0] for t in
+		    re.findall(r'^[A-Za-z0-9-]+: *(.*@.*)$', log, re.M)]
 	return Mail(name, addrs('To'), addrs('Cc'), sender,
 		    email.utils.parseaddr(author[1])[1] if author else sender,
 		    upstream_commit('subject\n\n' + log),

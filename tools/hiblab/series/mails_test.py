@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The mails b4 wrote, judged against MAINTAINERS-notes and the sender."""
 
+import dataclasses
 import json
 import tempfile
 import unittest
@@ -117,6 +118,16 @@ class IdentityMailTest(unittest.TestCase):
 		self.assertIn(old.encode(), data)
 		return mails.parse_mail(path.name, data.replace(
 			old.encode(), new.encode(), 1))
+
+	def test_a_commented_trailer_is_the_patchs_own(self) -> None:
+		# b4 Cc:s the address of "Cc: <stable+noautosel@...> # why",
+		# as it did on the 7.3 hibernate-image mails of stop 39's CI.
+		sob = 'Signed-off-by: Jane Doe <jane.doe@kernel.org>\n'
+		stable = 'stable+noautosel@kernel.org'
+		m = self.damaged(2, sob, f'Cc: <{stable}> # no report\n{sob}')
+		m = dataclasses.replace(m, cc=m.cc + (stable,))
+		self.assertEqual(m.trailers[0], stable)
+		self.assertEqual(self.judge(m).status, PASS)
 
 	def test_a_backport_under_the_senders_name_fails(self) -> None:
 		m = self.damaged(1, 'From: "Kirill A. Shutemov" <kirill.shutemov@'
