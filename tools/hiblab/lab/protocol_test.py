@@ -11,7 +11,8 @@ import unittest
 from pathlib import Path
 
 from hiblab.kernel import guest
-from hiblab.lab import protocol, swap, swap_test
+from hiblab.lab import protocol, swap
+from hiblab.lab.swap_fixtures import KERNEL_PAGE, uncompressed_disk
 
 
 def agent_says(source: str) -> list:
@@ -219,12 +220,12 @@ class AgentDamageTest(unittest.TestCase):
 	def test_the_agent_finds_the_pattern_page_the_host_does(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			path = Path(tmp) / 'swap.img'
-			swap_test.uncompressed_disk(path)
+			uncompressed_disk(path)
 			disk = path.read_bytes()
 			self.assertEqual(self.agent_pattern_page(disk, 3, 4), 11)
 			# No pattern page: 0, which damage_image() reports.
 			self.assertEqual(self.agent_pattern_page(
-				disk[:11 * 4096] + swap_test.KERNEL_PAGE, 3, 4), 0)
+				disk[:11 * 4096] + KERNEL_PAGE, 3, 4), 0)
 			path.write_bytes(disk)
 			swap.corrupt(path, 'data')
 			self.assertEqual(self.agent_damage(disk, 'data'),
