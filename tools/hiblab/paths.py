@@ -34,6 +34,11 @@ def build_dir(cache: Path, variant: str) -> Path:
 	return cache / 'build' / variant
 
 
+def series_memo_dir(cache: Path) -> Path:
+	"""The per-commit builds that passed (series/builds.py, BuildMemo)."""
+	return build_dir(cache, 'series-memo')
+
+
 # make test's checks, every mutant and every commit of make series build in
 # one scratch worktree of the tree, each config in one build directory:
 # cold, that is one KUnit and one guest build for all of them, and the user's

@@ -4,14 +4,24 @@
 CommitBuilds runs the builds in the check worktree (where make test's
 checks build, so they are incremental), one BuildRun per commit and
 configuration; the judges decide from the runs alone: a commit that does
-not build, or adds a W=1 warning its parent does not have, stops the run."""
+not build, or adds a W=1 warning its parent does not have, stops the run.
+
+A build that passed is remembered under the cache (BuildMemo), keyed by
+what decides its verdict: the commit's tree and its parent's, the
+configuration, the compiler and linker.  The same commit on the same
+parent is not built again by a later run or by a series mutant; its
+verdict says it was remembered, and from which log."""
 
 import dataclasses
+import hashlib
+import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from hiblab import paths
+from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
 from hiblab.kernel import ccache, guest
 from hiblab.series.request import SeriesRequest
@@ -32,6 +42,85 @@ class BuildRun:
 	make: Tuple[Run, ...]
 	w1_parent: Optional[Run] = None
 	w1_commit: Optional[Run] = None
+	remembered: str = ''	# the earlier build's log, when it is one
+
+
+# The form of a remembered build; a change to BuildRun or to what the
+# key covers changes it, and every build runs again once.
+MEMO_FORMAT = 1
+
+
+def toolchain() -> str:
+	"""The first lines of gcc's and ld's --version: a new compiler may
+	warn where the old one did not."""
+	out = []
+	for tool in ('gcc', 'ld'):
+		proc = subprocess.run([tool, '--version'], stdout=subprocess.PIPE,
+				      stderr=subprocess.DEVNULL, text=True,
+				      check=False)
+		out.append(proc.stdout.split('\n', 1)[0])
+	return '\n'.join(out)
+
+
+def memo_key(tree: str, parent_tree: str, label: str, fragments: str,
+	     tools: str) -> str:
+	"""What a per-commit build's verdict depends on, hashed: the trees
+	of the commit and its parent (W=1 compares the two), the
+	configuration's label and text, and the toolchain."""
+	h = hashlib.sha256()
+	for part in (str(MEMO_FORMAT), tree, parent_tree, label, fragments,
+		     tools):
+		h.update(part.encode() + b'\0')
+	return h.hexdigest()[:24]
+
+
+def build_to_json(b: BuildRun) -> str:
+	def run(r: Optional[Run]) -> Optional[dict]:
+		return r and dict(dataclasses.asdict(r), log=str(r.log))
+	return json.dumps(dict(dataclasses.asdict(b), make=[run(r) for r in b.make],
+			       w1_parent=run(b.w1_parent),
+			       w1_commit=run(b.w1_commit)))
+
+
+def build_from_json(text: str) -> BuildRun:
+	def run(d: Optional[dict]) -> Optional[Run]:
+		return d and Run(**dict(d, argv=tuple(d['argv']), log=Path(d['log'])))
+	d = json.loads(text)
+	return BuildRun(**dict(d, touched=tuple(d['touched']),
+			       make=tuple(run(r) for r in d['make']),
+			       w1_parent=run(d['w1_parent']),
+			       w1_commit=run(d['w1_commit'])))
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildMemo:
+	"""Passed per-commit builds, a JSON file each, by memo_key."""
+	directory: Path
+
+	def recall(self, key: str, b: BuildRun) -> Optional[BuildRun]:
+		"""The remembered build under key, as commit b (its number and
+		subject in this series), or None."""
+		path = self.directory / f'{key}.json'
+		try:
+			old = build_from_json(path.read_text())
+		except (OSError, ValueError, TypeError, KeyError):
+			return None
+		return dataclasses.replace(old, step=b.step, commit=b.commit,
+					   subject=b.subject,
+					   remembered=str(old.make[-1].log))
+
+	def keep(self, key: str, b: BuildRun) -> None:
+		"""Remembers b if it passed; a failure is built again next
+		time (it may be the machine's: a full disk, a timeout)."""
+		try:
+			if build_error(b):
+				return
+		except LabError:
+			return
+		self.directory.mkdir(parents=True, exist_ok=True)
+		tmp = self.directory / f'{key}.tmp'
+		tmp.write_text(build_to_json(b))
+		tmp.replace(self.directory / f'{key}.json')
 
 
 class CommitBuilds:
@@ -53,20 +142,33 @@ class CommitBuilds:
 			req.tree, paths.check_worktree(req.cache, req.base_name),
 			req.base)
 		commits = self.patch_commits(wt)
+		memo = BuildMemo(paths.series_memo_dir(req.cache))
+		tools = toolchain()
 		for n, c in enumerate(commits, 1):
 			subject = wt.text(['log', '-1', '--format=%s', c])
-			build_wt.run(['checkout', '-q', '-f', '--detach', c])
 			touched = tuple(f for f in wt.text(['diff', '--name-only',
 							   f'{c}~1', c]).split()
 					if f.endswith('.c'))
 			for label, fragments in self.configs():
+				b = BuildRun(n, c, subject, label, touched, ())
+				key = memo_key(wt.tree_of(c), wt.tree_of(f'{c}~1'),
+					       label, merged_fragments(fragments),
+					       tools)
+				old = memo.recall(key, b)
+				if old:
+					self.progress(f'series: {n}/{len(commits)} '
+						      f'"{subject}" ({label} config): '
+						      f'built before ({old.remembered})')
+					yield old
+					continue
 				self.progress(f'series: building {n}/{len(commits)} '
 					      f'"{subject}" ({label} config)')
+				build_wt.run(['checkout', '-q', '-f', '--detach', c])
 				before = ccache.stats(req.cache)
-				b = self.run_build(build_wt, BuildRun(
-					n, c, subject, label, touched, ()), fragments)
+				b = self.run_build(build_wt, b, fragments)
 				self.progress(f'series: {n}/{len(commits)} ({label}): '
 					      f'{(ccache.stats(req.cache) - before).line()}')
+				memo.keep(key, b)
 				yield b
 
 	def patch_commits(self, wt: Git) -> List[str]:
@@ -106,7 +208,7 @@ class CommitBuilds:
 		build = self.build_dir(tree, b.label, fragments)
 		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
-		merged.write_text(''.join(Path(f).read_text() for f in fragments))
+		merged.write_text(merged_fragments(fragments))
 		# CC as every other build of the directory has it (ccache), or
 		# kbuild would see a new command line and recompile everything.
 		make = ['make', '-C', str(tree), f'O={build}',
@@ -139,6 +241,11 @@ class CommitBuilds:
 			(build / o).unlink(missing_ok=True)
 		return run_logged(w1_command(make, objs), Path(make[2]), log,
 				  ccache.env(self.req.cache))
+
+
+def merged_fragments(fragments: Sequence[Path]) -> str:
+	"""The configuration a commit is built with (KCONFIG_ALLCONFIG)."""
+	return ''.join(Path(f).read_text() for f in fragments)
 
 
 def objects_built_from(build: Path, sources: List[str]) -> List[str]:
@@ -232,5 +339,7 @@ def judge_build(b: BuildRun) -> List[Verdict]:
 		return [Verdict(name, FAIL, f'"{b.subject}": {err}'),
 			Verdict('series', FAIL, f'stopped: commit {b.step} '
 				f'({b.commit[:12]}) does not build on its own')]
+	again = f' (built before, {b.remembered})' if b.remembered else ''
 	return [Verdict(name, PASS, f'"{b.subject}" builds; no new W=1 '
-			f'warning in {", ".join(b.touched) or "no .c file"}')]
+			f'warning in {", ".join(b.touched) or "no .c file"}'
+			+ again)]

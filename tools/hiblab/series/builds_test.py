@@ -3,6 +3,7 @@
 """The per-commit builds judged on the captured runs' build logs, and the
 helpers that pick the objects W=1 recompiles."""
 
+import dataclasses
 import tempfile
 import unittest
 from pathlib import Path
@@ -91,6 +92,57 @@ class BuildTest(unittest.TestCase):
 		self.assertEqual([builds.make_goals(r.argv) for r in b[:3]],
 				 ['allnoconfig', 'vmlinux',
 				  'W=1 arch/x86/mm/init_64.o'])
+
+
+class BuildMemoTest(unittest.TestCase):
+	"""Passed builds remembered, on the captured runs' build log."""
+
+	def captured(self) -> list:
+		commits = list(zip(subjects(RUN / 'series.log')[:7], TOUCHED_612))
+		return build_runs(RUN / 'build-guest.log', commits)
+
+	def test_a_passed_build_comes_back_as_this_commit(self) -> None:
+		b = self.captured()[5]
+		with tempfile.TemporaryDirectory() as tmp:
+			memo = builds.BuildMemo(Path(tmp))
+			key = builds.memo_key('t', 'p', 'kunit', 'CONFIG_X=y\n', 'gcc')
+			here = builds.BuildRun(2, 'c0ffee', 'another subject',
+					       'kunit', b.touched, ())
+			self.assertIsNone(memo.recall(key, here))
+			memo.keep(key, b)
+			got = memo.recall(key, here)
+		self.assertEqual((got.step, got.commit, got.subject),
+				 (2, 'c0ffee', 'another subject'))
+		self.assertEqual((got.make, got.w1_parent, got.w1_commit),
+				 (b.make, b.w1_parent, b.w1_commit))
+		self.assertEqual(got.remembered, str(b.make[-1].log))
+		v = builds.judge_build(got)
+		self.assertEqual(v[0].status, PASS)
+		self.assertTrue(v[0].detail.endswith(
+			f' (built before, {b.make[-1].log})'), v[0].detail)
+
+	def test_a_failed_build_is_not_remembered(self) -> None:
+		b = self.captured()[5]
+		broken = dataclasses.replace(b, make=(b.make[0], dataclasses.replace(
+			b.make[1], rc=2, output='x.c:1: error: oops\n')))
+		hung = dataclasses.replace(b, make=(b.make[0], dataclasses.replace(
+			b.make[1], timed_out=True)))
+		with tempfile.TemporaryDirectory() as tmp:
+			memo = builds.BuildMemo(Path(tmp))
+			for what in (broken, hung):
+				memo.keep('k', what)
+				self.assertIsNone(memo.recall('k', b))
+			(Path(tmp) / 'k.json').write_text('{"step": 1}')
+			self.assertIsNone(memo.recall('k', b))
+
+	def test_the_key_covers_what_decides_the_verdict(self) -> None:
+		parts = ('tree', 'parent', 'kunit', 'CONFIG_X=y\n', 'gcc 14')
+		keys = {builds.memo_key(*parts)}
+		for i in range(len(parts)):
+			changed = list(parts)
+			changed[i] += '!'
+			keys.add(builds.memo_key(*changed))
+		self.assertEqual(len(keys), len(parts) + 1)
 
 
 class W1Test(unittest.TestCase):
