@@ -15,6 +15,7 @@ from hiblab.verdict import Verdict
 # CI_SKIP).
 SERIES_BUILDS = 'series-builds'
 SERIES_MUTANTS = 'series-mutants'
+HELD_SERIES_STACKS = 'held-series-stacks'
 
 
 def check_series(ctx: Context) -> List[Verdict]:
@@ -34,14 +35,16 @@ def check_series(ctx: Context) -> List[Verdict]:
 	Where the run skips SERIES_BUILDS for the base, the per-commit
 	builds and the series mutants that stop at one are left out; the
 	KUnit suites on each series' own stack still run.  SERIES_MUTANTS
-	leaves out the series mutants."""
+	leaves out the series mutants; HELD_SERIES_STACKS the KUnit suites
+	and builds of a series with Hold: on its own stack."""
 	skip = ctx.req.skip.get(ctx.base, [])
 	tree = ctx.need_tree()
 	req = SeriesRequest(
 		tree.git, tree.base, tree.git.rev(overlay.TOPIC), ctx.req.cache,
 		ctx.req.repo, ctx.results / 'series', ctx.req.jobs,
 		base_name=ctx.base, configs=('kunit',), rehearsal=True,
-		builds=SERIES_BUILDS not in skip)
+		builds=SERIES_BUILDS not in skip,
+		held_stacks=HELD_SERIES_STACKS not in skip)
 	with ctx.log('series').open('w') as f:
 		def progress(s: str) -> None:
 			print(s, file=f, flush=True)

@@ -24,6 +24,10 @@ class SeriesRequest:
 	jobs: int
 	base_name: str		# the base's section in linux-base.txt
 	builds: bool = True	# build every commit (the slow stage)
+	# A series with Hold: is not sent: False leaves out its KUnit suites
+	# on its own stack and its per-commit builds (make test; its commits
+	# are built and tested in the topic), and rehearses the rest.
+	held_stacks: bool = True
 	# The configurations every commit is built with: 'guest' (the lab's)
 	# and 'kunit' (the guest config plus our KUnit suites).
 	configs: Tuple[str, ...] = ('guest', 'kunit')

@@ -121,14 +121,26 @@ class Series:
 			patches = b4.format_patches(self.out / 'patches')
 			# Cheapest first: the series' own stack as one kernel
 			# (its KUnit suites), then every commit on its own.
-			if self._checkpatch(patches) and self._suites(wt) and \
-			   (not req.builds or self._build_each(wt)):
+			stacks = self.stacks_run()
+			if self._checkpatch(patches) and \
+			   (not stacks or self._suites(wt)) and \
+			   (not stacks or not req.builds or self._build_each(wt)):
 				mails = b4.send(self.out / 'mails')
 				if self._recipients(mails, want):
 					self._round_trip(mails)
 		except LabError as e:
 			self.verdicts.append(Verdict('series', FAIL, str(e)))
 		return named(self.defn.name, self.verdicts)
+
+	def stacks_run(self) -> bool:
+		"""Whether the series' KUnit suites on its own stack and its
+		per-commit builds run (see SeriesRequest.held_stacks)."""
+		if self.req.held_stacks or not self.defn.hold:
+			return True
+		self.progress(f'series: {self.defn.name}: held: its KUnit suites '
+			      'on its own stack and its per-commit builds left '
+			      'out (make test-all runs them)')
+		return False
 
 	def _judged(self, verdicts: List[Verdict]) -> bool:
 		"""Keeps a stage's verdicts; True when they all passed."""

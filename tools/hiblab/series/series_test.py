@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The series mutants a run without per-commit builds leaves out."""
+"""What a run of make series leaves out: the series mutants without
+per-commit builds, a held series' own stack without held_stacks."""
 
 import unittest
 import unittest.mock
@@ -12,10 +13,10 @@ from hiblab.series.request import SeriesRequest
 from hiblab.verdict import FAIL, Verdict
 
 
-def request(builds: bool) -> SeriesRequest:
+def request(builds: bool, **kw) -> SeriesRequest:
 	return SeriesRequest(unittest.mock.Mock(), 'base', 'topic', Path('/c'),
 			     Path('/r'), Path('/results'), 1, base_name='7.3',
-			     builds=builds)
+			     builds=builds, **kw)
 
 
 class SeriesMutantsTest(unittest.TestCase):
@@ -57,6 +58,30 @@ class SeriesMutantsTest(unittest.TestCase):
 		self.assertEqual(ran, ['undeclared-prerequisite'])
 		self.assertEqual([v.name for v in got],
 				 ['series-mutant/undeclared-prerequisite'])
+
+
+class HeldStacksTest(unittest.TestCase):
+	def stacks_run(self, hold: str, held_stacks: bool) -> tuple:
+		said = []
+		defn = unittest.mock.Mock(hold=hold)
+		defn.name = 'header-addresses'
+		s = series.Series(request(True, held_stacks=held_stacks,
+					  rehearsal=True, series=defn,
+					  stack=unittest.mock.Mock()), said.append)
+		return s.stacks_run(), said
+
+	def test_a_series_to_send_runs_its_stack(self) -> None:
+		self.assertEqual(self.stacks_run('', False), (True, []))
+		self.assertEqual(self.stacks_run('', True), (True, []))
+
+	def test_a_held_series_leaves_its_stack_out_only_if_asked(self) -> None:
+		self.assertEqual(self.stacks_run('wrong check', True), (True, []))
+		ran, said = self.stacks_run('wrong check', False)
+		self.assertFalse(ran)
+		self.assertEqual(said, ['series: header-addresses: held: its KUnit '
+					'suites on its own stack and its '
+					'per-commit builds left out (make '
+					'test-all runs them)'])
 
 
 if __name__ == '__main__':
