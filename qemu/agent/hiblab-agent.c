@@ -28,6 +28,11 @@
  * hiblab.mode=probe    say "probe-ok" and power off: the host's check that
  *                      this accelerator boots a guest at all.
  *
+ * A kernel that has the disk's driver as a module (Debian's own kernels:
+ * virtio_blk=m) gets the modules in the initramfs and their paths, in load
+ * order, in /hiblab-modules (tools/hiblab/kernel/debian.py): the agent
+ * loads them first, as an initramfs does, and waits for the disk.
+ *
  * For a test farm such as LAVA, which has one serial console and no host
  * step between the boots (the defaults are the local lab's):
  *
@@ -53,6 +58,8 @@
  * checks this copy and every say() below against it.
  *
  * hello (image,restore,probe): mode
+ * module (image,restore,probe): path ret
+ * disk (image,restore,probe): dev waited_ms
  * probe-ok (probe): -
  * layout (image,restore): boot text text_phys page_offset_base
  *         swsusp_arch_resume restore_image hlt_play_dead native_play_dead
@@ -1125,6 +1132,42 @@ static void restore_boot(void)
 	power_off();
 }
 
+/*
+ * Load the modules /hiblab-modules lists, one path per line, in order; then
+ * wait up to 30 s for the disk (a driver probes it asynchronously).
+ */
+static void load_modules(void)
+{
+	char list[1024], *path, *end;
+	int fd, ret, waited = 0;
+
+	if (read_file("/hiblab-modules", list, sizeof(list)) <= 0)
+		return;
+	for (path = list; *path; path = end) {
+		end = strchr(path, '\n');
+		if (end)
+			*end++ = '\0';
+		else
+			end = path + strlen(path);
+		if (!*path)
+			continue;
+		fd = open(path, O_RDONLY);
+		ret = fd < 0 ? -errno :
+		      my_syscall3(__NR_finit_module, fd, "", 0);
+		if (fd >= 0)
+			close(fd);
+		say("module path=%s ret=%d", path, ret);
+	}
+	/* 6.12's nolibc has no access(). */
+	while ((fd = open("/sys/block/vda", O_RDONLY)) < 0 && waited < 30000) {
+		msleep(50);
+		waited += 50;
+	}
+	if (fd >= 0)
+		close(fd);
+	say("disk dev=%s waited_ms=%d", SWAP_DEV, waited);
+}
+
 int main(void)
 {
 	bool bad_proto;
@@ -1154,6 +1197,7 @@ int main(void)
 		say("checker-error what=unknown-proto");
 		power_off();
 	}
+	load_modules();
 	if (mode && !strcmp(mode, "image"))
 		image_boot();
 	else if (mode && !strcmp(mode, "restore"))

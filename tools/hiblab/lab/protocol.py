@@ -38,6 +38,11 @@ class Proto:
 ANY = ('image', 'restore', 'probe')
 EVENTS: Dict[str, Proto] = {
 	'hello': Proto(('mode',), ANY, 'the agent runs (/init)'),
+	'module': Proto(('path', 'ret'), ANY, 'a module of /hiblab-modules '
+			'loaded (ret=0) or not (-errno): the kernel has the '
+			'disk\'s driver as a module'),
+	'disk': Proto(('dev', 'waited_ms'), ANY, 'after the modules: the disk '
+		      'appeared, or 30 s passed'),
 	'probe-ok': Proto((), ('probe',), 'the probe boot reached the agent; '
 			  'powering off'),
 	'layout': Proto(('boot', 'text', 'text_phys', 'page_offset_base',
