@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Iterable, List, Optional, Sequence
 
 from hiblab.base import pins
 from hiblab.errors import LabError
@@ -53,15 +53,19 @@ def _is_main_suite(suite: str) -> bool:
 		not suite.endswith('-security')
 
 
-def main_archive(paths: Iterable[Path] = APT_SOURCES) -> Optional[Archive]:
-	"""The archive of the machine's main suite, from its apt sources."""
+def _source_files(paths: Iterable[Path]) -> List[Path]:
 	files: List[Path] = []
 	for p in paths:
 		if p.is_dir():
 			files += sorted(p.glob('*.sources')) + sorted(p.glob('*.list'))
 		elif p.is_file():
 			files.append(p)
-	for f in files:
+	return files
+
+
+def main_archive(paths: Iterable[Path] = APT_SOURCES) -> Optional[Archive]:
+	"""The archive of the machine's main suite, from its apt sources."""
+	for f in _source_files(paths):
 		text = f.read_text(errors='replace')
 		if f.suffix == '.sources':
 			for s in _deb822_stanzas(text):
@@ -101,6 +105,79 @@ def deb_name(pin: pins.BasePin) -> str:
 	return f'{pin.package}_{version}_all.deb'
 
 
+@dataclasses.dataclass(frozen=True)
+class Deb:
+	"""A package to download: name, version, and the file apt-get
+	download writes."""
+	package: str
+	version: str
+	file: str
+
+
+def download(home: Path, suite: str, debs: Sequence[Deb], who: str,
+	     progress: Callable[[str], None],
+	     archive: Optional[Archive]) -> None:
+	"""The .debs not yet in home, downloaded from suite with a private
+	apt state under home/apt; who names the caller in progress lines."""
+	wanted = [d for d in debs if not (home / d.file).is_file()]
+	if not wanted:
+		return
+	apt = home / 'apt'
+	for d in (apt / 'lists' / 'partial', apt / 'cache' / 'archives' /
+		  'partial'):
+		d.mkdir(parents=True, exist_ok=True)
+	log = home / 'fetch.log'
+	if archive is None:
+		raise LabError('no Debian archive in the machine\'s apt '
+			       'sources to fetch ' + wanted[0].package + ' from',
+			       'add the main suite to /etc/apt/sources.list')
+	(apt / 'sources.list').write_text(sources_line(archive, suite))
+	progress(f'{who}: fetching ' + ', '.join(d.package for d in wanted) +
+		 f' {wanted[0].version} from {suite} (private apt state in '
+		 f'{apt})')
+	why = _run(['apt-get'] + apt_options(apt) + ['update'], home, log)
+	if why:
+		raise LabError(f'suite {suite} is unreachable ({why})',
+			       f'check the network and the archive, see {log}')
+	for d in wanted:
+		why = _run(['apt-get'] + apt_options(apt) + [
+			'download', f'{d.package}={d.version}'], home, log)
+		if why or not (home / d.file).is_file():
+			raise LabError(f'{d.package} {d.version} is not in '
+				       f'{suite} ({why or "no .deb written"})',
+				       'the pinned version left the suite: pin the '
+				       'one it has now (apt-cache policy), see ' +
+				       str(log))
+
+
+def check_deb(deb: Path, sha256: str, pin_file: str) -> None:
+	"""A downloaded .deb must have its pinned sha256; it is kept either
+	way, for inspection."""
+	actual = pins.sha256_file(deb)
+	if actual != sha256:
+		raise LabError(f'{deb.name} has sha256 {actual[:16]}..., '
+			       f'{pin_file} pins {sha256[:16]}...',
+			       f'the archive changed the package: inspect {deb}, '
+			       'then delete it or update the pin')
+
+
+def archive_for(suite: str, paths: Iterable[Path] = APT_SOURCES
+		) -> Optional[Archive]:
+	"""The archive of the machine's apt sources that lists suite
+	(bookworm-security is at another URI than bookworm), else the
+	main suite's (trixie-backports is in no source here)."""
+	for f in _source_files(paths):
+		text = f.read_text(errors='replace')
+		if f.suffix == '.sources':
+			for s in _deb822_stanzas(text):
+				if 'deb' in s.get('types', '').split() and \
+				   s.get('enabled', 'yes') != 'no' and \
+				   suite in s.get('suites', '').split():
+					return Archive(s.get('uris', '').split()[0],
+						       s.get('signed-by', DEFAULT_KEYRING))
+	return main_archive(paths)
+
+
 def _run(cmd: List[str], cwd: Path, log: Path) -> Optional[str]:
 	"""None on success, else the last line of the command's output."""
 	with log.open('a') as f:
@@ -125,40 +202,12 @@ def fetch(pin: pins.BasePin, cache: Path,
 	if tarball.is_file() and pins.sha256_file(tarball) == pin.sha256:
 		return tarball
 	home = pins.download_dir(cache, pin.name)
-	apt = home / 'apt'
-	for d in (apt / 'lists' / 'partial', apt / 'cache' / 'archives' /
-		  'partial'):
-		d.mkdir(parents=True, exist_ok=True)
 	log = home / 'fetch.log'
 	deb = home / deb_name(pin)
-	if not deb.is_file():
-		archive = archive or main_archive()
-		if archive is None:
-			raise LabError('no Debian archive in the machine\'s apt '
-				       'sources to fetch ' + pin.package + ' from',
-				       'add the main suite to /etc/apt/sources.list')
-		(apt / 'sources.list').write_text(sources_line(archive, pin.suite))
-		progress(f'base: fetching {pin.package} {pin.package_version} '
-			 f'from {pin.suite} (private apt state in {apt})')
-		why = _run(['apt-get'] + apt_options(apt) + ['update'], home, log)
-		if why:
-			raise LabError(f'suite {pin.suite} is unreachable ({why})',
-				       f'check the network and the archive, see {log}')
-		why = _run(['apt-get'] + apt_options(apt) + [
-			'download', f'{pin.package}={pin.package_version}'], home,
-			log)
-		if why or not deb.is_file():
-			raise LabError(f'{pin.package} {pin.package_version} is not '
-				       f'in {pin.suite} ({why or "no .deb written"})',
-				       'the pinned version left the suite: pin the '
-				       'one it has now (apt-cache policy), see ' +
-				       str(log))
-	actual = pins.sha256_file(deb)
-	if actual != pin.deb_sha256:
-		raise LabError(f'{deb.name} has sha256 {actual[:16]}..., '
-			       f'linux-base.txt pins {pin.deb_sha256[:16]}...',
-			       f'the archive changed the package: inspect {deb}, '
-			       'then delete it or update the pin')
+	download(home, pin.suite, [Deb(pin.package, pin.package_version,
+				       deb.name)], 'base', progress,
+		 archive or main_archive())
+	check_deb(deb, pin.deb_sha256, 'linux-base.txt')
 	root = home / 'root'
 	staging = home / 'root.unpacking'
 	shutil.rmtree(staging, ignore_errors=True)

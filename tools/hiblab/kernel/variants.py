@@ -26,7 +26,7 @@ from typing import Callable, Dict, Iterator, Tuple
 from hiblab import paths
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
-from hiblab.kernel import guest
+from hiblab.kernel import debian, guest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,10 +39,14 @@ class Build:
 	# build is already this kernel (e.g. 7.3 always builds 5-level
 	# paging).  (): every base.
 	bases: Tuple[str, ...] = ()
+	# 'debian': not built from the tree, but the base's kernel as Debian
+	# ships it (kernel/debian.py, qemu/debian-kernels.txt).
+	shipped: str = ''
 
 	@property
 	def name(self) -> str:
-		return '+'.join(n for n in (self.patch, self.config) if n) or \
+		return self.shipped or \
+			'+'.join(n for n in (self.patch, self.config) if n) or \
 			'plain'
 
 	def on(self, base: str) -> 'Build':
@@ -60,6 +64,9 @@ FOREIGN_RESTORE_MAGIC = Build(patch='foreign-restore-magic')
 # The series' kernel with the image header code of a kernel before the
 # paging-level fix: the other side of a kernel update.
 HEADER_BEFORE_LEVELS = Build(patch='header-before-levels')
+# The base's kernel as Debian ships it: the other side of "hibernate,
+# upgrade, resume" for the users of Debian's kernel packages.
+DEBIAN = Build(shipped='debian')
 
 VARIANT_DIR = paths.REPO_ROOT / 'qemu' / 'variants'
 
@@ -202,6 +209,11 @@ class Kernels:
 
 	def _build(self, build: Build) -> guest.GuestImage:
 		req = self.req
+		if build.shipped:
+			# The agent and gen_init_cpio come from the plain build.
+			return debian.guest_image(debian.kernel_of(req.base),
+						  req.cache, self.get(PLAIN),
+						  self.progress)
 		if build.patch and req.in_place:
 			return self._build_in_place(build)
 		tree, label = req.tree, req.variant

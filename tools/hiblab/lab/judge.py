@@ -83,11 +83,14 @@ def ready_event(boot: BootRecord) -> Optional[Event]:
 
 
 def says(name: str, needles: Tuple[str, ...], image: BootRecord,
-	 restore: BootRecord) -> Verdict:
-	"""Each kernel printed each of the scenario's console lines."""
+	 restore: BootRecord, image_only: Tuple[str, ...] = (),
+	 restore_only: Tuple[str, ...] = ()) -> Verdict:
+	"""Each kernel printed each of the scenario's console lines, and
+	its own (*_only)."""
 	found, missing = [], []
-	for kernel, boot in (('image', image), ('restore', restore)):
-		for n in needles:
+	for kernel, boot, own in (('image', image, image_only),
+				  ('restore', restore, restore_only)):
+		for n in needles + own:
 			hit = next((l.strip() for l in boot.console if n in l), '')
 			if hit:
 				found.append(f'{kernel}: {hit}')
@@ -113,16 +116,28 @@ def cpu_list(cpus: List[int]) -> str:
 	return ','.join(out)
 
 
-def cpu_state(name: str, events: List[Event]) -> Verdict:
+def cpu_state(name: str, events: List[Event],
+	      lost: Tuple[str, ...] = ()) -> Verdict:
 	"""Every holder got back the registers it held across the
 	hibernation: the hibernating task and the worker on each CPU
-	(cpu-state, cpu-state-bad)."""
+	(cpu-state, cpu-state-bad).  lost: the registers ('task pkru') an
+	image kernel without a fix is known to lose; then exactly those must
+	differ, which shows the bug is there and nothing else went wrong."""
 	states = [e for e in events if e.name == 'cpu-state']
 	if not states:
 		return check(name, False, 'no cpu-state report from the agent')
 	silent = [e for e in states if e.get('regs') == 'unanswered']
 	bad = [e for e in events if e.name == 'cpu-state-bad']
 	count = sum(e.int('bad') for e in states if e.get('bad', '').isdigit())
+	if lost:
+		got = sorted({f'{e.get("who")} {e.get("reg")}' for e in bad})
+		found = '; '.join(f'CPU{e.get("cpu")} {e.get("who")} '
+				  f'{e.get("reg")}: expected {e.get("expected")}'
+				  f', found {e.get("found")}' for e in bad[:3])
+		return check(name, not silent and count == len(bad) and
+			     got == sorted(lost), f'known to be lost: '
+			     f'{", ".join(lost)}; lost: {found or "nothing"}' +
+			     ('; a worker did not answer' if silent else ''))
 	if silent or bad or count:
 		why = [f'CPU{e.get("cpu")} {e.get("who")} {e.get("reg")}: '
 		       f'expected {e.get("expected")}, found {e.get("found")}'
@@ -168,7 +183,7 @@ def data_checks(pre: str, s: Scenario, events: List[Event],
 	v.append(check(pre + 'workers', bool(w) and w[-1].int('stuck') == 0,
 		       f'{w[-1].get("running")} running, {w[-1].get("stuck")} '
 		       'stuck' if w else 'no workers-check'))
-	v.append(cpu_state(pre + 'cpu-state', events))
+	v.append(cpu_state(pre + 'cpu-state', events, s.lost_registers))
 	if s.trace:
 		tr = protocol.first(events, 'trace-check')
 		# One machine_suspend begin per earlier round, and this round's
@@ -315,8 +330,9 @@ def judge_restore_boot(s: Scenario, boot: BootRecord, n: int,
 	if s.paging:
 		v.append(paging(pre + 'paging', s.paging, boot.vcpus, there, here,
 				s.paging_restore))
-	if s.says:
-		v.append(says(pre + 'configured', s.says, image, boot))
+	if s.says or s.image_says or s.restore_says:
+		v.append(says(pre + 'configured', s.says, image, boot,
+			      s.image_says, s.restore_says))
 	if protocol.first(events, 'no-image'):
 		return v + [check(pre + 'restored', False, no_resume(lines))
 			    ], False

@@ -81,6 +81,57 @@ class CapturedCycleTest(unittest.TestCase):
 				 '1 register(s) differ: CPU0 task pkru: expected '
 				 '0x1563e6a4, found 0x55555554')
 
+	def test_debian_kernel_image_restored_by_ours(self) -> None:
+		# Debian's 6.12.118 writes the image; its hibernating task
+		# comes back with the restore kernel's PKRU, as our PKRU
+		# patch says a kernel without it does.
+		v = judged('6.12-debian-to-topic')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertEqual(v['cpu-state'].detail, 'known to be lost: task '
+				 'pkru; lost: CPU0 task pkru: expected 0xc95e624, '
+				 'found 0x55555554')
+		self.assertIn('image: ', v['configured'].detail)
+		self.assertIn('Linux version 6.12.118+deb12-amd64 (debian-kernel@'
+			      'lists.debian.org)', v['configured'].detail)
+
+	def test_our_image_restored_by_debians_kernel(self) -> None:
+		v = judged('6.12-topic-to-debian')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertRegex(v['hlt-parking'].detail,
+				 r'^CPU0 running in swsusp_arch_resume\+0x0, CPU1 '
+				 r'halted in hlt_play_dead\+0x23')
+		self.assertTrue(v['configured'].detail.startswith('restore: '))
+
+	def test_the_debian_cells_fail_on_the_other_outcome(self) -> None:
+		# Judged with the other cell's expectations: nothing lost where
+		# PKRU must be lost, and Debian's banner from the wrong kernel.
+		cells = scenarios.SCENARIOS
+		ours = records.load(CYCLES / '6.12-topic-to-debian')
+		v = {x.name: x for x in judge.judge_cycle(
+			cells['debian-to-topic'], ours)}
+		self.assertEqual(v['cpu-state'].line(), 'FAIL cpu-state: known to '
+				 'be lost: task pkru; lost: nothing')
+		self.assertEqual(v['configured'].status, FAIL)
+		self.assertIn('no "(debian-kernel@lists.debian.org)" from the '
+			      'image kernel', v['configured'].detail)
+		theirs = records.load(CYCLES / '6.12-debian-to-topic')
+		v = {x.name: x for x in judge.judge_cycle(
+			cells['topic-to-debian'], theirs)}
+		self.assertEqual(v['cpu-state'].line(), 'FAIL cpu-state: 1 '
+				 'register(s) differ: CPU0 task pkru: expected '
+				 '0xc95e624, found 0x55555554')
+
+	def test_v2s_magic_bump_loses_debians_images(self) -> None:
+		# The cell's own expectations on a restore kernel with v2's
+		# RESTORE_MAGIC: it must fail, and does.
+		record = records.load(CYCLES / '7.3-debian-to-v2-magic')
+		v = {x.name: x for x in judge.judge_cycle(
+			scenarios.SCENARIOS['debian-to-topic'], record)}
+		self.assertEqual(v['restored'].status, FAIL)
+		self.assertIn('Failed to load image', v['restored'].detail)
+		self.assertTrue(any('Unrecognized hibernate image header format!'
+				    in l for l in record.boots[1].console))
+
 	def test_cpu_state_judge_on_written_events(self) -> None:
 		def ev(line: str) -> protocol.Event:
 			return protocol.parse_line('HIBLAB ' + line)

@@ -90,8 +90,9 @@ def problem(kernels: variants.Kernels, s: scenarios.Scenario) -> str:
 	for kernel, build in (('image', s.build), ('restore', s.restore)):
 		why = kernels.problem(build)
 		if why:
-			return f'the {kernel} kernel ({build.name}) did not build: ' \
-				f'{why}'
+			return f'the {kernel} kernel ({build.name}) ' + \
+				('is not there' if build.shipped else
+				 'did not build') + f': {why}'
 	return ''
 
 

@@ -5,7 +5,7 @@ import dataclasses
 import random
 from typing import Dict, List, Optional, Tuple
 
-from hiblab.kernel.variants import (FOREIGN_RESTORE_MAGIC,
+from hiblab.kernel.variants import (DEBIAN, FOREIGN_RESTORE_MAGIC,
 				    HEADER_BEFORE_LEVELS, LOCKDEP_TRACE,
 				    MAINLINE_CORE_ONLINE, ONLY_6_12, PLAIN,
 				    Build)
@@ -16,6 +16,9 @@ from hiblab.lab.swap import DAMAGED_WORDS
 NO_IMAGE = 'no image found'
 # Scenario.paging: the paging level both kernels must run.
 PAGING_LEVELS = (0, 4, 5)
+# The banner of a kernel Debian built (its maintainers' address); ours say
+# who built them on which machine.
+DEBIAN_BANNER = '(debian-kernel@lists.debian.org)'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +57,12 @@ class Scenario:
 	says: Tuple[str, ...] = ()	# console lines (substrings) both
 					# kernels must print: the configuration
 					# proven from the guest
+	image_says: Tuple[str, ...] = ()	# ... the image kernel must
+	restore_says: Tuple[str, ...] = ()	# ... the restore kernel must
+	# Registers ('task pkru') the image kernel is known to lose across
+	# the cycle (a kernel without a fix of the series): exactly these
+	# must differ.
+	lost_registers: Tuple[str, ...] = ()
 
 	@property
 	def restore(self) -> Build:
@@ -132,6 +141,20 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 	Scenario('old-header-restore', 'the restore kernel reads the header '
 		 'as a kernel before the paging-level fix does: it restores the '
 		 'series\' image', restore_build=HEADER_BEFORE_LEVELS),
+	# Hibernate, upgrade, resume: Debian's own kernel package of the
+	# base and the series' kernel, each restoring the other's image.
+	Scenario('debian-to-topic', 'Debian\'s own kernel of the base (its '
+		 'package, config and modules) writes the image, the series\' '
+		 'kernel restores it: hibernate, install the update, resume.  '
+		 'Debian\'s kernel lacks "x86/power: Save and restore PKRU '
+		 'across suspend and hibernation": its hibernating task comes '
+		 'back with the restore kernel\'s PKRU',
+		 build=DEBIAN, restore_build=PLAIN,
+		 image_says=(DEBIAN_BANNER,), lost_registers=('task pkru',)),
+	Scenario('topic-to-debian', 'the series\' kernel writes the image, '
+		 'Debian\'s own kernel of the base restores it: the way back '
+		 '(the update removed, or the old kernel booted)',
+		 restore_build=DEBIAN, restore_says=(DEBIAN_BANNER,)),
 	Scenario('other-restore-kernel', 'the restore kernel is a different, '
 		 'compatible binary (lockdep and tracing on, so its text layout '
 		 'differs): the cycle must be fully green',
