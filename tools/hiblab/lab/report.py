@@ -281,6 +281,43 @@ def stress_chart(cycles: List[Tuple[Scenario, CycleRecord, bool]]) -> str:
 		rows + '</table>'
 
 
+def kernel_name(s: Scenario, restore: bool) -> str:
+	"""A scenario's image or restore kernel as the grid names it: the
+	series' own build, a variant, or Debian's."""
+	name = (s.restore if restore else s.build).name
+	return 'series' if name == 'plain' else name
+
+
+def kernel_grid(scenarios: List[Scenario], failed: set) -> str:
+	"""Image kernel rows, restore kernel columns, each cell the run's
+	scenarios of that pair, coloured and linked to their sections; ''
+	when every scenario boots the same kernel twice."""
+	pairs: Dict[Tuple[str, str], List[str]] = {}
+	for s in scenarios:
+		pairs.setdefault((kernel_name(s, False), kernel_name(s, True)),
+				 []).append(s.name)
+	rows = sorted({i for i, _ in pairs}, key=lambda k: k != 'series')
+	cols = sorted({r for _, r in pairs}, key=lambda k: k != 'series')
+	if len(rows) == len(cols) == 1:
+		return ''
+	out = ['<h2>Image kernel (rows) x restore kernel (columns)</h2><table>'
+	       '<tr><th></th>' + ''.join(f'<th>{esc(c)}</th>' for c in cols) +
+	       '</tr>']
+	for r in rows:
+		cells = []
+		for c in cols:
+			names = pairs.get((r, c), [])
+			bad = any(n in failed for n in names)
+			style = f' style="background:{COLOURS[FAIL if bad else PASS]}' \
+				'22"' if names else ''
+			cells.append(f'<td{style}>' + ' '.join(
+				f'<a href="#{esc(n)}" class="'
+				f'{FAIL if n in failed else PASS}">{esc(n)}</a>'
+				for n in names) + '</td>')
+		out.append(f'<tr><th>{esc(r)}</th>{"".join(cells)}</tr>')
+	return '\n'.join(out) + '</table>'
+
+
 def render(title: str, verdicts: List[Verdict], runs: List[ScenarioRun]
 	   ) -> str:
 	"""The page: the run's verdicts and each scenario's last attempt."""
@@ -295,6 +332,7 @@ def render(title: str, verdicts: List[Verdict], runs: List[ScenarioRun]
 				  f'{FAIL if s.name in failed else PASS}">'
 				  f'{esc(s.name)}</a>' for s, _, _ in cycles) +
 		 '</p>',
+		 kernel_grid([s for s, _, _ in cycles], failed),
 		 stress_chart([(s, r, s.name in failed) for s, _, r in cycles])]
 	for s, where, r in cycles:
 		mine = [v for v in verdicts if v.name.startswith(s.name + '/')]

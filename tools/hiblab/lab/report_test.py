@@ -48,6 +48,24 @@ class ReportTest(unittest.TestCase):
 		self.assertIn('pkru: 0x1563e6a4 -&gt; 0x55555554', p)
 		self.assertEqual(p.count('>intact<'), 9)
 
+	def test_the_kernel_grid(self) -> None:
+		p = page('6.12-smoke', '6.12-debian-to-topic',
+			 '6.12-topic-to-debian')
+		grid = p.split('<h2>Image kernel (rows) x restore kernel '
+			       '(columns)</h2>', 1)[1].split('</table>', 1)[0]
+		rows = re.findall(r'<tr><th>(\w*)</th>(.*?)</tr>', grid)
+		self.assertEqual([r for r, _ in rows], ['', 'series', 'debian'])
+		self.assertEqual(re.findall(r'<th>(\w+)</th>', rows[0][1]),
+				 ['series', 'debian'])
+		cells = [re.findall(r'<td[^>]*>(.*?)</td>', cols)
+			 for _, cols in rows[1:]]
+		self.assertEqual([[text(c).split() for c in row] for row in cells],
+				 [[['smoke'], ['topic-to-debian']],
+				  [['debian-to-topic'], []]])
+		self.assertIn('<a href="#debian-to-topic" class="PASS">', grid)
+		# One kernel twice: no grid.
+		self.assertNotIn('Image kernel (rows)', page('6.12-smoke'))
+
 	def test_smoke(self) -> None:
 		p = page('6.12-smoke')
 		self.assertIn('lab run test: <span class="PASS">PASS', p)
