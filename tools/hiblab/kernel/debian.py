@@ -119,6 +119,19 @@ def kernel_of(base: str, path: Path = KERNELS_FILE) -> DebianKernel:
 		       f'add a [debian-{base}] section')
 
 
+def kernel_named(name: str, base: str, path: Path = KERNELS_FILE
+		 ) -> DebianKernel:
+	"""Build.shipped's kernel: 'debian' is the base's own, 'debian-<b>'
+	the one of base b (an upgrade across bases)."""
+	if name == 'debian':
+		return kernel_of(base, path)
+	found = parse_kernels(path.read_text(), path.name)
+	if name not in found:
+		raise LabError(f'{path.name} has no [{name}]',
+			       'choose from ' + ', '.join(found))
+	return found[name]
+
+
 def home(cache: Path, k: DebianKernel) -> Path:
 	return cache / 'debian-kernels' / k.name
 

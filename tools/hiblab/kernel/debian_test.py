@@ -59,6 +59,12 @@ class PinsTest(unittest.TestCase):
 		with self.assertRaisesRegex(LabError, 'pins no Debian kernel of '
 					    'base 9.9'):
 			debian.kernel_of('9.9')
+		# 'debian' is the base's own; a section name, another base's.
+		self.assertEqual(debian.kernel_named('debian', '7.3').base, '7.3')
+		self.assertEqual(debian.kernel_named('debian-6.12', '7.3').base,
+				 '6.12')
+		with self.assertRaisesRegex(LabError, r'has no \[debian-5.10\]'):
+			debian.kernel_named('debian-5.10', '7.3')
 
 
 class ModulesTest(unittest.TestCase):

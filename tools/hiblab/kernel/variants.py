@@ -56,6 +56,7 @@ class Build:
 
 PLAIN = Build()
 ONLY_6_12 = ('6.12',)
+ONLY_7_3 = ('7.3',)
 # 6.12 with mainline's cpuhp_smt_enable() grafted on; 7.3 has the real code
 # (2066f00e5b2d).
 MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online', bases=ONLY_6_12)
@@ -67,6 +68,9 @@ HEADER_BEFORE_LEVELS = Build(patch='header-before-levels')
 # The base's kernel as Debian ships it: the other side of "hibernate,
 # upgrade, resume" for the users of Debian's kernel packages.
 DEBIAN = Build(shipped='debian')
+# Debian 12's kernel, on 7.3: the upgrade from bookworm to trixie's
+# backports (or the way back).
+DEBIAN_6_12 = Build(shipped='debian-6.12')
 
 VARIANT_DIR = paths.REPO_ROOT / 'qemu' / 'variants'
 
@@ -211,9 +215,9 @@ class Kernels:
 		req = self.req
 		if build.shipped:
 			# The agent and gen_init_cpio come from the plain build.
-			return debian.guest_image(debian.kernel_of(req.base),
-						  req.cache, self.get(PLAIN),
-						  self.progress)
+			return debian.guest_image(
+				debian.kernel_named(build.shipped, req.base),
+				req.cache, self.get(PLAIN), self.progress)
 		if build.patch and req.in_place:
 			return self._build_in_place(build)
 		tree, label = req.tree, req.variant

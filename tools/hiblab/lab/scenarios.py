@@ -5,10 +5,10 @@ import dataclasses
 import random
 from typing import Dict, List, Optional, Tuple
 
-from hiblab.kernel.variants import (DEBIAN, FOREIGN_RESTORE_MAGIC,
-				    HEADER_BEFORE_LEVELS, LOCKDEP_TRACE,
-				    MAINLINE_CORE_ONLINE, ONLY_6_12, PLAIN,
-				    Build)
+from hiblab.kernel.variants import (DEBIAN, DEBIAN_6_12,
+				    FOREIGN_RESTORE_MAGIC, HEADER_BEFORE_LEVELS,
+				    LOCKDEP_TRACE, MAINLINE_CORE_ONLINE,
+				    ONLY_6_12, ONLY_7_3, PLAIN, Build)
 from hiblab.lab.swap import DAMAGED_WORDS
 
 # Scenario.refusal for an image the kernel does not even find: it must not
@@ -155,6 +155,18 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'Debian\'s own kernel of the base restores it: the way back '
 		 '(the update removed, or the old kernel booted)',
 		 restore_build=DEBIAN, restore_says=(DEBIAN_BANNER,)),
+	# Across bases: Debian 12's kernel and the 7.3 series' kernel.
+	Scenario('debian-6.12-to-topic', 'Debian 12\'s own kernel (6.12) '
+		 'writes the image, the series\' 7.3 kernel restores it: the '
+		 'upgrade to a newer kernel line across a hibernation.  Debian\'s '
+		 'hibernating task comes back with the restore kernel\'s PKRU, '
+		 'as in debian-to-topic', build=DEBIAN_6_12, restore_build=PLAIN,
+		 bases=ONLY_7_3, image_says=(DEBIAN_BANNER,),
+		 lost_registers=('task pkru',)),
+	Scenario('topic-to-debian-6.12', 'the series\' 7.3 kernel writes the '
+		 'image, Debian 12\'s own kernel (6.12) restores it: back to '
+		 'the older line', restore_build=DEBIAN_6_12, bases=ONLY_7_3,
+		 restore_says=(DEBIAN_BANNER,)),
 	Scenario('other-restore-kernel', 'the restore kernel is a different, '
 		 'compatible binary (lockdep and tracing on, so its text layout '
 		 'differs): the cycle must be fully green',
