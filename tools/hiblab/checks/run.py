@@ -61,9 +61,8 @@ def _run_check(name: str, check: Callable[[Context], CheckResult],
 # on two cores: base -> checks.  7.3, the base our series is for, is checked
 # fully but for the config variants' whole-kernel builds (their options are
 # checked by 'variants'); 6.12 as the backport base: its tree, round trip,
-# KUnit, lab smoke (without the cycles across the header change:
-# lab-across-header, the same hibernate.c code as 7.3's, whose cycles run
-# in the same run) and series, without the per-commit builds
+# KUnit, lab (the smoke cycle and the cycles with Debian's own kernel) and
+# series, without the per-commit builds
 # (series-builds: 7.3's series are the same commits, built one by one in
 # the same run) and the series mutants (series-mutants: they test the
 # stages, which 7.3's series mutants test in the same run).  On both bases
@@ -76,7 +75,7 @@ def _run_check(name: str, check: Callable[[Context], CheckResult],
 CI_SKIP: Dict[str, List[str]] = {
 	'7.3': ['config-variants', series_check.HELD_SERIES_STACKS],
 	'6.12': ['variants', 'config-variants', 'mutants', 'lab-mutants',
-		 kernels.LAB_ACROSS_HEADER, series_check.SERIES_BUILDS,
+		 series_check.SERIES_BUILDS,
 		 series_check.SERIES_MUTANTS, series_check.HELD_SERIES_STACKS],
 }
 

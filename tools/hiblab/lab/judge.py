@@ -82,6 +82,17 @@ def ready_event(boot: BootRecord) -> Optional[Event]:
 	return protocol.parse_line(boot.ready) if boot.ready else None
 
 
+# A printk line's timestamp: the kernel's first line shares the serial
+# line with the firmware's and the boot loader's output before it.
+PRINTK_TIME = re.compile(r'\[\s*\d+\.\d+\] ')
+
+
+def console_line(line: str) -> str:
+	"""A console line as the kernel printed it, from its timestamp on."""
+	m = PRINTK_TIME.search(line)
+	return (line[m.start():] if m else line).strip()
+
+
 def says(name: str, needles: Tuple[str, ...], image: BootRecord,
 	 restore: BootRecord, image_only: Tuple[str, ...] = (),
 	 restore_only: Tuple[str, ...] = ()) -> Verdict:
@@ -91,7 +102,8 @@ def says(name: str, needles: Tuple[str, ...], image: BootRecord,
 	for kernel, boot, own in (('image', image, image_only),
 				  ('restore', restore, restore_only)):
 		for n in needles + own:
-			hit = next((l.strip() for l in boot.console if n in l), '')
+			hit = next((console_line(l) for l in boot.console
+				    if n in l), '')
 			if hit:
 				found.append(f'{kernel}: {hit}')
 			else:
