@@ -62,13 +62,14 @@ def main(argv: list) -> int:
 
 
 def pick(args: argparse.Namespace, base: str) -> List[Scenario]:
-	ours = [s.name for s in scenarios.for_base(base)]
+	ours = [s.name for s in jobs.for_base(base)]
 	names = args.scenarios or (list(LOCAL_DEFAULT) if args.command ==
 				   'local' else ours)
 	bad = [n for n in names if n not in ours]
 	if bad:
-		raise cli.UsageError(f'no scenario {", ".join(bad)} on base '
-					 f'{base}', f'choose from {", ".join(ours)}')
+		raise cli.UsageError(f'no LAVA job for {", ".join(bad)} on base '
+					 f'{base}', f'choose from {", ".join(ours)} (a '
+					 'known reset runs with make qemu-hibernate)')
 	return [scenarios.SCENARIOS[n] for n in names]
 
 

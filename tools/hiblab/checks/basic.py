@@ -14,7 +14,6 @@ from hiblab import paths
 from hiblab.base import kernel_tree, overlay
 from hiblab.checks.context import Context
 from hiblab.gauntlet import mutants
-from hiblab.lab import scenarios
 from hiblab.lava import jobs
 from hiblab.verdict import FAIL, PASS, SKIP, Verdict
 
@@ -109,7 +108,7 @@ def check_lava_jobs(ctx: Context) -> List[Verdict]:
 	url = 'file://' + str(paths.results_dir(ctx.req.repo) /
 			      'lava-jobs' / 'artifacts')
 	job_files = []
-	for s in scenarios.for_base(ctx.base):
+	for s in jobs.for_base(ctx.base):
 		path = out / f'{s.name}.yaml'
 		path.write_text(jobs.dump(jobs.job(
 			s, ctx.base, 'tcg', jobs.artifacts(s, url))))

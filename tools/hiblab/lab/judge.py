@@ -17,7 +17,7 @@ from hiblab.lab.protocol import Event
 from hiblab.lab.records import BootRecord, CycleRecord
 from hiblab.lab.scenarios import Scenario, pattern_mb
 from hiblab.lab.positions import paging, parking
-from hiblab.verdict import FAIL, SKIP, Verdict, check
+from hiblab.verdict import FAIL, PASS, SKIP, Verdict, check
 
 # Where a non-boot CPU may be while the image is copied: halted right after
 # a HLT in hlt_play_dead() (resume_play_dead) or in the HLT loop that
@@ -49,6 +49,33 @@ def no_resume(lines: List[str]) -> str:
 		return 'the restore kernel found no image'
 	return ('the restore kernel found an image and did not load it: ' +
 		' | '.join(said[:3]))
+
+
+# The restore kernel read the whole image (swsusp_show_speed()).
+IMAGE_READ = re.compile(r'Read \d+ kbytes in ')
+
+
+def reset_as_known(name: str, s: Scenario, boot: BootRecord) -> Verdict:
+	"""A cell known to reset (Scenario.resets): the restore kernel read
+	the image and started the restore, and the machine then reset
+	without a word from either kernel.  A restore or a refusal means the
+	expectation is out of date."""
+	lines, events, rc = boot.console, boot.events(), boot.exit_code
+	why = f'the cell expects a reset: {s.resets}'
+	if protocol.first(events, 'resumed'):
+		return Verdict(name, FAIL, f'the image was restored; {why}')
+	if protocol.first(events, 'no-image'):
+		return Verdict(name, FAIL, f'{no_resume(lines)}; {why}')
+	read = next((l.strip() for l in lines if IMAGE_READ.search(l)), '')
+	found = protocol.splats(lines)
+	if rc is None or rc != 0 or not read or found or \
+	   not protocol.first(events, 'resuming'):
+		return fail_with_tail(name, 'no image read and reset at the jump '
+				      f'(qemu exit {rc}' + (f', {found[0]}' if found
+							    else '') +
+				      f'); {why}', boot)
+	return Verdict(name, PASS, f'{console_line(read)}, then the machine '
+		       f'reset at the jump into the image, as known: {s.resets}')
 
 
 def prefix(s: Scenario, n: int) -> str:
@@ -345,6 +372,9 @@ def judge_restore_boot(s: Scenario, boot: BootRecord, n: int,
 	if s.says or s.image_says or s.restore_says:
 		v.append(says(pre + 'configured', s.says, image, boot,
 			      s.image_says, s.restore_says))
+	if s.resets:
+		r = reset_as_known(pre + 'reset', s, boot)
+		return v + [r], r.status == PASS
 	if protocol.first(events, 'no-image'):
 		return v + [check(pre + 'restored', False, no_resume(lines))
 			    ], False

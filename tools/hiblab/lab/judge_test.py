@@ -9,6 +9,7 @@ and mutant produced each.
 """
 
 import dataclasses
+import re
 import shutil
 import tempfile
 import unittest
@@ -30,6 +31,12 @@ def judged(capture: str) -> Dict[str, Verdict]:
 	s = scenarios.SCENARIOS[record.scenario]
 	return without_cpu_state(record, {v.name: v for v in
 					  judge.judge_cycle(s, record)})
+
+
+def judged_by(s: scenarios.Scenario, record: records.CycleRecord
+	      ) -> Dict[str, Verdict]:
+	"""A record judged by another scenario's expectations, by name."""
+	return {v.name: v for v in judge.judge_cycle(s, record)}
 
 
 def without_cpu_state(record: records.CycleRecord,
@@ -108,16 +115,14 @@ class CapturedCycleTest(unittest.TestCase):
 		# PKRU must be lost, and Debian's banner from the wrong kernel.
 		cells = scenarios.SCENARIOS
 		ours = records.load(CYCLES / '6.12-topic-to-debian')
-		v = {x.name: x for x in judge.judge_cycle(
-			cells['debian-to-topic'], ours)}
+		v = judged_by(cells['debian-to-topic'], ours)
 		self.assertEqual(v['cpu-state'].line(), 'FAIL cpu-state: known to '
 				 'be lost: task pkru; lost: nothing')
 		self.assertEqual(v['configured'].status, FAIL)
 		self.assertIn('no "(debian-kernel@lists.debian.org)" from the '
 			      'image kernel', v['configured'].detail)
 		theirs = records.load(CYCLES / '6.12-debian-to-topic')
-		v = {x.name: x for x in judge.judge_cycle(
-			cells['topic-to-debian'], theirs)}
+		v = judged_by(cells['topic-to-debian'], theirs)
 		self.assertEqual(v['cpu-state'].line(), 'FAIL cpu-state: 1 '
 				 'register(s) differ: CPU0 task pkru: expected '
 				 '0xc95e624, found 0x55555554')
@@ -126,8 +131,7 @@ class CapturedCycleTest(unittest.TestCase):
 		# The cell's own expectations on a restore kernel with v2's
 		# RESTORE_MAGIC: it must fail, and does.
 		record = records.load(CYCLES / '7.3-debian-to-v2-magic')
-		v = {x.name: x for x in judge.judge_cycle(
-			scenarios.SCENARIOS['debian-to-topic'], record)}
+		v = judged_by(scenarios.SCENARIOS['debian-to-topic'], record)
 		self.assertEqual(v['restored'].status, FAIL)
 		self.assertIn('Failed to load image', v['restored'].detail)
 		self.assertTrue(any('Unrecognized hibernate image header format!'
@@ -193,8 +197,8 @@ class CapturedCycleTest(unittest.TestCase):
 		# The no5lvl run judged as la57: CR4.LA57 clear and both
 		# page_offset_bases in the 4-level range.
 		record = records.load(CYCLES / '6.12-no5lvl')
-		v = without_cpu_state(record, {x.name: x for x in judge.judge_cycle(
-			scenarios.SCENARIOS['la57'], record)})
+		v = without_cpu_state(
+			record, judged_by(scenarios.SCENARIOS['la57'], record))
 		self.assertEqual(v['paging'].status, FAIL)
 		self.assertEqual(v['paging'].detail,
 				 'want 5-level paging, got: CR4=0x350eb0 (no LA57) on '
@@ -205,8 +209,7 @@ class CapturedCycleTest(unittest.TestCase):
 				 {'paging'})
 		# And the other way round.
 		record = records.load(CYCLES / '6.12-la57')
-		v = {x.name: x for x in judge.judge_cycle(
-			scenarios.SCENARIOS['no5lvl'], record)}
+		v = judged_by(scenarios.SCENARIOS['no5lvl'], record)
 		self.assertEqual(v['paging'].status, FAIL)
 
 	def test_the_plain_7_3_build_runs_five_levels(self) -> None:
@@ -272,18 +275,62 @@ class CapturedCycleTest(unittest.TestCase):
 		# The 5-to-4 run under the 4-to-5 claim: both kernels' levels
 		# and the refusal message are wrong for it.
 		record = records.load(CYCLES / '6.12-paging-5-to-4')
-		v = {x.name: x for x in judge.judge_cycle(
-			scenarios.SCENARIOS['paging-4-to-5'], record)}
+		v = judged_by(scenarios.SCENARIOS['paging-4-to-5'], record)
 		self.assertEqual(v['paging'].status, FAIL)
 		self.assertTrue(v['paging'].detail.startswith(
 			'want 4-level image, 5-level restore kernel paging, got: '))
 		self.assertEqual(v['refused'].status, FAIL)
 
+	def test_paging_levels_across_debians_kernel_reset(self) -> None:
+		# 7.3: Debian's kernel on one side of a paging-level change.
+		# Each cell loads the image, and the machine resets at the jump.
+		for capture, why in (
+			('7.3-debian-5-to-topic-4', scenarios.DEBIAN_WROTE_NO_LEVELS),
+			('7.3-topic-5-to-debian-4', scenarios.DEBIAN_READS_NO_LEVELS),
+			('7.3-topic-4-to-debian-5', scenarios.DEBIAN_READS_NO_LEVELS)):
+			v = judged(capture)
+			self.assertEqual(set(statuses(v).values()), {PASS}, capture)
+			self.assertEqual(list(v), ['image-saved', 'paging',
+						   'configured', 'reset'])
+			self.assertRegex(v['reset'].detail, r'^\[ *[\d.]+\] PM: '
+					 r'hibernation: Read \d+ kbytes in .*, then the '
+					 r'machine reset at the jump into the image, as '
+					 r'known: ' + re.escape(why) + '$')
+
+	def test_a_cell_known_to_reset_fails_on_anything_else(self) -> None:
+		cell = scenarios.SCENARIOS['topic-5-to-debian-4']
+		# Restored: the expectation is out of date.
+		v = judged_by(dataclasses.replace(cell, paging=0, paging_restore=0,
+						  restore_says=()),
+			      records.load(CYCLES / '6.12-smoke'))
+		self.assertEqual(v['reset'].line(), 'FAIL reset: the image was '
+				 'restored; the cell expects a reset: ' +
+				 scenarios.DEBIAN_READS_NO_LEVELS)
+		# Refused: the restore kernel recovered.
+		v = judged_by(dataclasses.replace(
+			scenarios.SCENARIOS['debian-to-topic'], image_says=(),
+			resets='why'), records.load(CYCLES / '7.3-debian-to-v2-magic'))
+		self.assertEqual(v['reset'].status, FAIL)
+		self.assertIn('Failed to load image', v['reset'].detail)
+		# Hung (no exit) or crashed before the jump: not the known reset.
+		record = records.load(CYCLES / '7.3-topic-5-to-debian-4')
+		hung = dataclasses.replace(record.boots[1], exit_code=None)
+		record.boots[1] = hung
+		v = judged_by(cell, record)
+		self.assertEqual(v['reset'].status, FAIL)
+		self.assertTrue(v['reset'].detail.startswith(
+			'no image read and reset at the jump (qemu exit None); '))
+		record = records.load(CYCLES / '7.3-topic-5-to-debian-4')
+		record.boots[1].console.append('[   11.0] Kernel panic - not '
+					       'syncing: Fatal exception')
+		v = judged_by(cell, record)
+		self.assertEqual(v['reset'].status, FAIL)
+		self.assertIn('Kernel panic', v['reset'].detail)
+
 	def test_a_record_without_cr4_proves_no_level(self) -> None:
 		# 6.12-smoke predates CR4 in the record.
 		record = records.load(CYCLES / '6.12-smoke')
-		v = {x.name: x for x in judge.judge_cycle(
-			scenarios.SCENARIOS['no5lvl'], record)}
+		v = judged_by(scenarios.SCENARIOS['no5lvl'], record)
 		self.assertEqual(v['paging'].status, FAIL)
 		self.assertIn('no CR4', v['paging'].detail)
 
@@ -423,7 +470,7 @@ class RecordTest(unittest.TestCase):
 			for l in log.read_text().splitlines()) + '\n')
 		record = records.load(d)
 		self.assertTrue(judge.same_kaslr_slot(s, record))
-		v = {x.name: x for x in judge.judge_cycle(s, record)}
+		v = judged_by(s, record)
 		self.assertEqual(v['kaslr'].status, SKIP)
 
 

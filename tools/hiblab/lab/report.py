@@ -288,14 +288,24 @@ def kernel_name(s: Scenario, restore: bool) -> str:
 	return 'series' if name == 'plain' else name
 
 
+def expected(s: Scenario) -> str:
+	"""A cell's expected outcome, as the grid shows it."""
+	if s.resets:
+		return 'resets'
+	if s.refusal:
+		return 'refused'
+	return 'save fails' if s.save_fails else 'restored'
+
+
 def kernel_grid(scenarios: List[Scenario], failed: set) -> str:
 	"""Image kernel rows, restore kernel columns, each cell the run's
-	scenarios of that pair, coloured and linked to their sections; ''
-	when every scenario boots the same kernel twice."""
-	pairs: Dict[Tuple[str, str], List[str]] = {}
+	scenarios of that pair with their expected outcome, coloured and
+	linked to their sections; '' when every scenario boots the same
+	kernel twice."""
+	pairs: Dict[Tuple[str, str], List[Scenario]] = {}
 	for s in scenarios:
 		pairs.setdefault((kernel_name(s, False), kernel_name(s, True)),
-				 []).append(s.name)
+				 []).append(s)
 	rows = sorted({i for i, _ in pairs}, key=lambda k: k != 'series')
 	cols = sorted({r for _, r in pairs}, key=lambda k: k != 'series')
 	if len(rows) == len(cols) == 1:
@@ -306,14 +316,14 @@ def kernel_grid(scenarios: List[Scenario], failed: set) -> str:
 	for r in rows:
 		cells = []
 		for c in cols:
-			names = pairs.get((r, c), [])
-			bad = any(n in failed for n in names)
+			cell = pairs.get((r, c), [])
+			bad = any(s.name in failed for s in cell)
 			style = f' style="background:{COLOURS[FAIL if bad else PASS]}' \
-				'22"' if names else ''
+				'22"' if cell else ''
 			cells.append(f'<td{style}>' + ' '.join(
-				f'<a href="#{esc(n)}" class="'
-				f'{FAIL if n in failed else PASS}">{esc(n)}</a>'
-				for n in names) + '</td>')
+				f'<a href="#{esc(s.name)}" class="'
+				f'{FAIL if s.name in failed else PASS}">{esc(s.name)}</a>'
+				f' ({expected(s)})' for s in cell) + '</td>')
 		out.append(f'<tr><th>{esc(r)}</th>{"".join(cells)}</tr>')
 	return '\n'.join(out) + '</table>'
 

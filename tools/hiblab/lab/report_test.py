@@ -50,7 +50,7 @@ class ReportTest(unittest.TestCase):
 
 	def test_the_kernel_grid(self) -> None:
 		p = page('6.12-smoke', '6.12-debian-to-topic',
-			 '6.12-topic-to-debian')
+			 '6.12-topic-to-debian', '7.3-topic-5-to-debian-4')
 		grid = p.split('<h2>Image kernel (rows) x restore kernel '
 			       '(columns)</h2>', 1)[1].split('</table>', 1)[0]
 		rows = re.findall(r'<tr><th>(\w*)</th>(.*?)</tr>', grid)
@@ -60,8 +60,10 @@ class ReportTest(unittest.TestCase):
 		cells = [re.findall(r'<td[^>]*>(.*?)</td>', cols)
 			 for _, cols in rows[1:]]
 		self.assertEqual([[text(c).split() for c in row] for row in cells],
-				 [[['smoke'], ['topic-to-debian']],
-				  [['debian-to-topic'], []]])
+				 [[['smoke', '(restored)'],
+				   ['topic-to-debian', '(restored)',
+				    'topic-5-to-debian-4', '(resets)']],
+				  [['debian-to-topic', '(restored)'], []]])
 		self.assertIn('<a href="#debian-to-topic" class="PASS">', grid)
 		# One kernel twice: no grid.
 		self.assertNotIn('Image kernel (rows)', page('6.12-smoke'))

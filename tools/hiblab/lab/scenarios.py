@@ -19,6 +19,16 @@ PAGING_LEVELS = (0, 4, 5)
 # The banner of a kernel Debian built (its maintainers' address); ours say
 # who built them on which machine.
 DEBIAN_BANNER = '(debian-kernel@lists.debian.org)'
+# Scenario.resets: why an image crossing a paging-level change resets the
+# machine when Debian's kernel (without "Refuse an image saved with a
+# different number of paging levels") is on one side.
+DEBIAN_WROTE_NO_LEVELS = (
+	'Debian\'s kernel does not record the paging levels in the header, '
+	'and the fix reads a 0 as "not recorded, accept" so that the images '
+	'of kernels without it still restore')
+DEBIAN_READS_NO_LEVELS = (
+	'Debian\'s kernel does not compare the levels the header records '
+	'with its own')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +73,10 @@ class Scenario:
 	# the cycle (a kernel without a fix of the series): exactly these
 	# must differ.
 	lost_registers: Tuple[str, ...] = ()
+	# Why the restore is known to reset the machine at the jump into the
+	# image (one kernel lacks a check of the series): the cell must load
+	# the image and reset, no more and no less.
+	resets: str = ''
 
 	@property
 	def restore(self) -> Build:
@@ -167,6 +181,33 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'image, Debian 12\'s own kernel (6.12) restores it: back to '
 		 'the older line', restore_build=DEBIAN_6_12, bases=ONLY_7_3,
 		 restore_says=(DEBIAN_BANNER,)),
+	# Paging levels across Debian's kernel and ours: the series' refusal
+	# (paging-5-to-4, paging-4-to-5) needs the fix in both kernels, the
+	# one that records the levels and the one that compares them.
+	Scenario('debian-5-to-topic-4', 'Debian\'s own kernel writes the '
+		 'image under 5-level paging, the series\' kernel booted with '
+		 'no5lvl restores it: the machine resets at the jump',
+		 build=DEBIAN, restore_build=PLAIN, cmdline_restore='no5lvl',
+		 paging=5, paging_restore=4, hlt_proof=False,
+		 image_says=(DEBIAN_BANNER,), resets=DEBIAN_WROTE_NO_LEVELS),
+	Scenario('debian-4-to-topic-5', 'Debian\'s own kernel booted with '
+		 'no5lvl writes the image, the series\' kernel restores it '
+		 'under 5-level paging: the machine resets at the jump',
+		 build=DEBIAN, restore_build=PLAIN, cmdline_image='no5lvl',
+		 paging=4, paging_restore=5, hlt_proof=False,
+		 image_says=(DEBIAN_BANNER,), resets=DEBIAN_WROTE_NO_LEVELS),
+	Scenario('topic-5-to-debian-4', 'the series\' kernel writes the '
+		 'image under 5-level paging, Debian\'s own kernel booted with '
+		 'no5lvl restores it: the machine resets at the jump',
+		 restore_build=DEBIAN, cmdline_restore='no5lvl', paging=5,
+		 paging_restore=4, hlt_proof=False,
+		 restore_says=(DEBIAN_BANNER,), resets=DEBIAN_READS_NO_LEVELS),
+	Scenario('topic-4-to-debian-5', 'the series\' kernel booted with '
+		 'no5lvl writes the image, Debian\'s own kernel restores it '
+		 'under 5-level paging: the machine resets at the jump',
+		 restore_build=DEBIAN, cmdline_image='no5lvl', paging=4,
+		 paging_restore=5, hlt_proof=False,
+		 restore_says=(DEBIAN_BANNER,), resets=DEBIAN_READS_NO_LEVELS),
 	Scenario('other-restore-kernel', 'the restore kernel is a different, '
 		 'compatible binary (lockdep and tracing on, so its text layout '
 		 'differs): the cycle must be fully green',
