@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """./tools/qemu_hibernate.py [SCENARIO ...]: real hibernation cycles in QEMU.
 
-Builds the topic branch's guest kernel, then for each scenario (default:
+Builds the topic branch's check kernel (make test's: the lab's guest
+configuration with the KUnit suites built in, booted with kunit.enable=0),
+then for each scenario (default:
 smoke) hibernates the guest to a virtual disk, powers QEMU off, boots a
 second QEMU on the disk, proves where every vCPU is parked while the image
 is restored, and checks the resumed system.  One verdict line per check,
@@ -16,7 +18,8 @@ import sys
 import time
 from typing import List
 
-from hiblab import cli
+from hiblab import cli, paths
+from hiblab.kernel import variants
 from hiblab.lab import runner, scenarios
 
 
@@ -73,9 +76,15 @@ def run(session: cli.Session, args: argparse.Namespace) -> int:
 	results = session.results('lab')
 	print(f'lab: base {base} ({tree.pin.tag}), results in '
 	      f'{results}')
+	wt = variants.check_worktree(tree.git, cache, base)
+
+	def progress(s: str) -> None:
+		print(s, flush=True)
 	run = runner.run_lab(runner.LabRequest(
-		tree.path, 'topic', base, cache, results, picked,
-		args.accel, args.jobs), lambda s: print(s, flush=True))
+		wt.worktree, paths.CHECK_VARIANT, base, cache, results, picked,
+		args.accel, args.jobs), progress,
+		variants.check_kernels(wt.worktree, base, cache, args.jobs,
+				       progress))
 	verdicts = run.verdicts
 	cli.report(verdicts)	# run_lab wrote verdicts.json
 	if args.stress:

@@ -6,10 +6,9 @@ import dataclasses
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-from hiblab import paths
-from hiblab.base import kernel_tree, overlay
+from hiblab.base import kernel_tree
 from hiblab.errors import LabError
-from hiblab.git import Git, prepare_worktree
+from hiblab.git import Git
 from hiblab.kernel import variants
 from hiblab.verdict import Verdict
 
@@ -46,11 +45,8 @@ class Context:
 	def check_worktree(self) -> Git:
 		"""The topic branch in the check worktree (hiblab.paths), where
 		the KUnit, lab, mutant and series builds share directories."""
-		tree = self.need_tree()
-		return prepare_worktree(tree.git,
-					paths.check_worktree(self.req.cache,
-								 self.base),
-					tree.git.rev(overlay.TOPIC))
+		return variants.check_worktree(self.need_tree().git,
+					       self.req.cache, self.base)
 
 	def check_kernels(self) -> variants.Kernels:
 		"""The topic's kernels (built once per run, when first asked
@@ -62,10 +58,9 @@ class Context:
 			def progress(s: str) -> None:
 				with log.open('a') as f:
 					print(s, file=f)
-			self.kernels = variants.Kernels(variants.KernelsRequest(
-				wt.worktree, paths.CHECK_VARIANT, self.base,
-				self.req.cache, self.req.jobs, in_place=True),
-				progress)
+			self.kernels = variants.check_kernels(
+				wt.worktree, self.base, self.req.cache,
+				self.req.jobs, progress)
 		return self.kernels
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, Tuple
 
 from hiblab import paths
+from hiblab.base import overlay
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
 from hiblab.kernel import debian, guest
@@ -140,6 +141,22 @@ def variant_tree(source: Path, cache: Path, base: str, name: str) -> Path:
 	worktree = paths.worktree(cache, base, f'variant-{name}')
 	prepare_worktree(src, worktree, commit)
 	return worktree
+
+
+def check_worktree(tree: Git, cache: Path, base: str) -> Git:
+	"""The topic branch in the base's check worktree (hiblab.paths)."""
+	return prepare_worktree(tree, paths.check_worktree(cache, base),
+				tree.rev(overlay.TOPIC))
+
+
+def check_kernels(worktree: Path, base: str, cache: Path, jobs: int,
+		  progress: Callable[[str], None] = print) -> 'Kernels':
+	"""The topic's check kernel (the lab's guest configuration with our
+	KUnit suites built in; the lab boots it with kunit.enable=0) and its
+	variants, patch variants built in place: make test's KUnit, static
+	checks and lab and make qemu-hibernate boot one build."""
+	return Kernels(KernelsRequest(worktree, paths.CHECK_VARIANT, base,
+				      cache, jobs, in_place=True), progress)
 
 
 @dataclasses.dataclass(frozen=True)

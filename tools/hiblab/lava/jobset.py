@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hiblab import cli, paths
-from hiblab.base import overlay
 from hiblab.gauntlet import mutants
-from hiblab.git import prepare_worktree
 from hiblab.kernel import variants
 from hiblab.lab.scenarios import Scenario
 from hiblab.lava import jobs
@@ -36,17 +34,19 @@ class JobSet:
 
 
 def kernel_tree(session: cli.Session, base: str,
-		mutant: Optional[mutants.Mutant]) -> Tuple[Path, str]:
-	"""(tree, build variant): the topic branch, or the gauntlet's check
-	worktree with the mutant applied (sharing the gauntlet's builds)."""
+		mutant: Optional[mutants.Mutant]) -> Tuple[Path, bool]:
+	"""(tree, in place): the topic branch in the check worktree, where
+	make test and make qemu-hibernate build the check kernel, or with
+	the mutant applied there (sharing the gauntlet's builds; its patch
+	variants then get worktrees of their own)."""
 	tree = session.topic(base)
+	if mutant is not None:
+		session.leave(cli.scratch_note(session.cache))
+	wt = variants.check_worktree(tree.git, session.cache, base)
 	if mutant is None:
-		return tree.path, 'topic'
-	session.leave(cli.scratch_note(session.cache))
-	wt = prepare_worktree(tree.git, paths.check_worktree(
-		session.cache, base), tree.git.rev(overlay.TOPIC))
+		return wt.worktree, True
 	mutants.apply(wt, mutant)
-	return wt.worktree, paths.CHECK_VARIANT
+	return wt.worktree, False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,10 +65,10 @@ class JobsRequest:
 def write_jobs(session: cli.Session, req: JobsRequest) -> JobSet:
 	"""The guests built, copied under out/artifacts/, and one job per
 	scenario under out/jobs/."""
-	path, variant = kernel_tree(session, req.base, req.mutant)
+	path, in_place = kernel_tree(session, req.base, req.mutant)
 	kernels = variants.Kernels(variants.KernelsRequest(
-		path, variant, req.base, session.cache, req.build_jobs),
-		lambda s: print(s, flush=True))
+		path, paths.CHECK_VARIANT, req.base, session.cache,
+		req.build_jobs, in_place), lambda s: print(s, flush=True))
 	art = req.out / 'artifacts'
 	art.mkdir(parents=True, exist_ok=True)
 	url = req.artifact_url.rstrip('/') or f'file://{art.resolve()}'
