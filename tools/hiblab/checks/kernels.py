@@ -66,9 +66,11 @@ def check_lab(ctx: Context) -> List[Verdict]:
 
 def _variant_builds(ctx: Context) -> List[variants.Build]:
 	"""The variant kernels the base's scenarios boot (Debian's shipped
-	kernel is not built: the lab fetches it)."""
+	kernel is not built: the lab fetches it; another base's series
+	kernel is that base's check kernel)."""
 	builds = {b.on(ctx.base) for s in scenarios.for_base(ctx.base)
-		  for b in (s.build, s.restore) if not b.shipped} - \
+		  for b in (s.build, s.restore)
+		  if not b.shipped and not b.series_of} - \
 		{variants.PLAIN}
 	return sorted(builds, key=lambda b: b.name)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, Tuple
 
 from hiblab import paths
-from hiblab.base import overlay
+from hiblab.base import kernel_tree, overlay
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
 from hiblab.kernel import debian, guest
@@ -43,9 +43,14 @@ class Build:
 	# 'debian': not built from the tree, but the base's kernel as Debian
 	# ships it (kernel/debian.py, qemu/debian-kernels.txt).
 	shipped: str = ''
+	# Another base: that base's series kernel (the check kernel of its
+	# topic), built in that base's tree, not from this tree.
+	series_of: str = ''
 
 	@property
 	def name(self) -> str:
+		if self.series_of:
+			return f'series-{self.series_of}'
 		return self.shipped or \
 			'+'.join(n for n in (self.patch, self.config) if n) or \
 			'plain'
@@ -72,6 +77,9 @@ DEBIAN = Build(shipped='debian')
 # Debian 12's kernel, on 7.3: the upgrade from bookworm to trixie's
 # backports (or the way back).
 DEBIAN_6_12 = Build(shipped='debian-6.12')
+# The 6.12 series' kernel (our backport), on 7.3: the same upgrade between
+# two kernels that both carry the series.
+SERIES_6_12 = Build(series_of='6.12')
 
 VARIANT_DIR = paths.REPO_ROOT / 'qemu' / 'variants'
 
@@ -235,6 +243,8 @@ class Kernels:
 			return debian.guest_image(
 				debian.kernel_named(build.shipped, req.base),
 				req.cache, self.get(PLAIN), self.progress)
+		if build.series_of:
+			return self._other_base(build.series_of)
 		if build.patch and req.in_place:
 			return self._build_in_place(build)
 		tree, label = req.tree, req.variant
@@ -250,6 +260,17 @@ class Kernels:
 							  req.jobs,
 							  self._fragments(build))
 		return guest.build_guest(self.requests[build], self.progress)
+
+	def _other_base(self, base: str) -> guest.GuestImage:
+		"""Another base's check kernel: its tree and topic made as make
+		test makes them (fetched and imported the first time), then its
+		build, shared with that base's own runs."""
+		req = self.req
+		tree = kernel_tree.ensure_topic(kernel_tree.TreeRequest(
+			paths.REPO_ROOT, req.cache, base=base), self.progress)
+		wt = check_worktree(tree.git, req.cache, base)
+		return check_kernels(wt.worktree, base, req.cache, req.jobs,
+				     self.progress).get(PLAIN)
 
 	def _build_in_place(self, build: Build) -> guest.GuestImage:
 		"""A patch variant applied to the tree for its build and taken

@@ -8,7 +8,8 @@ from typing import Dict, List, Optional, Tuple
 from hiblab.kernel.variants import (DEBIAN, DEBIAN_6_12,
 				    FOREIGN_RESTORE_MAGIC, HEADER_BEFORE_LEVELS,
 				    LOCKDEP_TRACE, MAINLINE_CORE_ONLINE,
-				    ONLY_6_12, ONLY_7_3, PLAIN, Build)
+				    ONLY_6_12, ONLY_7_3, PLAIN, SERIES_6_12,
+				    Build)
 from hiblab.lab.swap import DAMAGED_WORDS
 
 # Scenario.refusal for an image the kernel does not even find: it must not
@@ -19,6 +20,9 @@ PAGING_LEVELS = (0, 4, 5)
 # The banner of a kernel Debian built (its maintainers' address); ours say
 # who built them on which machine.
 DEBIAN_BANNER = '(debian-kernel@lists.debian.org)'
+# The banner of our build of 6.12.118 (setlocalversion's '+': a tree past
+# its release tag); Debian's says '6.12.118+deb12-amd64 ('.
+OURS_6_12 = 'Linux version 6.12.118+ ('
 # Scenario.resets: why an image crossing a paging-level change resets the
 # machine when Debian's kernel (without "Refuse an image saved with a
 # different number of paging levels") is on one side.
@@ -181,6 +185,17 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'image, Debian 12\'s own kernel (6.12) restores it: back to '
 		 'the older line', restore_build=DEBIAN_6_12, bases=ONLY_7_3,
 		 restore_says=(DEBIAN_BANNER,)),
+	# Across bases, both kernels ours: the 6.12 series (the backport) and
+	# the 7.3 series, each restoring the other's image.
+	Scenario('topic-6.12-to-topic', 'the 6.12 series\' kernel writes the '
+		 'image, the 7.3 series\' kernel restores it: the upgrade to '
+		 'the newer line, both kernels with the series',
+		 build=SERIES_6_12, restore_build=PLAIN, bases=ONLY_7_3,
+		 image_says=(OURS_6_12,)),
+	Scenario('topic-to-topic-6.12', 'the 7.3 series\' kernel writes the '
+		 'image, the 6.12 series\' kernel restores it: back to the '
+		 'older line', restore_build=SERIES_6_12, bases=ONLY_7_3,
+		 restore_says=(OURS_6_12,)),
 	# Paging levels across Debian's kernel and ours: the series' refusal
 	# (paging-5-to-4, paging-4-to-5) needs the fix in both kernels, the
 	# one that records the levels and the one that compares them.

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Scenarios as data."""
 
+import types
 import unittest
 
+from hiblab.checks import kernels
 from hiblab.lab import scenarios
 
 
@@ -37,6 +39,23 @@ class ScenarioTest(unittest.TestCase):
 		for s in (old, new):	# restored, proven: not a refusal
 			self.assertFalse(s.refusal, s.name)
 			self.assertTrue(s.hlt_proof, s.name)
+
+	def test_across_bases_both_kernels_ours(self) -> None:
+		up = scenarios.SCENARIOS['topic-6.12-to-topic']
+		down = scenarios.SCENARIOS['topic-to-topic-6.12']
+		self.assertEqual((up.build, up.restore),
+				 (scenarios.SERIES_6_12, scenarios.PLAIN))
+		self.assertEqual((down.build, down.restore),
+				 (scenarios.PLAIN, scenarios.SERIES_6_12))
+		self.assertEqual(scenarios.SERIES_6_12.name, 'series-6.12')
+		for s in (up, down):	# restored, proven, on 7.3 only
+			self.assertFalse(s.refusal or s.resets, s.name)
+			self.assertTrue(s.hlt_proof, s.name)
+			self.assertEqual(s.bases, ('7.3',), s.name)
+		# 'variants' builds neither 6.12's kernel nor Debian's.
+		builds = kernels._variant_builds(types.SimpleNamespace(base='7.3'))
+		self.assertTrue(builds)
+		self.assertFalse([b for b in builds if b.series_of or b.shipped])
 
 	def test_a_known_reset_says_why_and_is_nothing_else(self) -> None:
 		resets = [s for s in scenarios.SCENARIOS.values() if s.resets]
