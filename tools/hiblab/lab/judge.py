@@ -430,6 +430,31 @@ def judge_cycle(s: Scenario, record: CycleRecord) -> List[Verdict]:
 	return verdicts
 
 
+# A kernel that stopped at one of its own text-patching breakpoints: on x86
+# text_poke_bp() puts an int3 on the first byte of the instruction it
+# patches, and a CPU that meets it waits in poke_int3_handler() until the
+# patch is done.  Under TCG a vCPU can still meet the int3 after the
+# handler stopped expecting it, and the kernel dies of the trap ("Oops:
+# int3"); seen once with Debian's 6.12 kernel at enqueue_timer, before its
+# init ran.
+TEXT_POKE_OOPS = 'Oops: int3'
+
+
+def text_poke_race(record: CycleRecord) -> str:
+	"""A boot that died of a stray int3 before the agent said a word
+	(nothing of the cycle had run in it): its name and the oops line,
+	else ''.  lab.runner runs such a cycle once more under TCG."""
+	for b in record.boots:
+		if b.events():
+			continue
+		hit = next((l for l in b.console if TEXT_POKE_OOPS in l), '')
+		if hit:
+			where = next((l for l in b.console if 'RIP: ' in l), '')
+			return f'{b.name}: {console_line(hit)}' + \
+				(f', {console_line(where)}' if where else '')
+	return ''
+
+
 def same_kaslr_slot(s: Scenario, record: CycleRecord) -> bool:
 	"""Did a restore kernel draw the image kernel's text slot?  Such a
 	run proves nothing about KASLR; lab.runner repeats it."""

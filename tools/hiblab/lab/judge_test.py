@@ -456,6 +456,23 @@ class RecordTest(unittest.TestCase):
 		with self.assertRaisesRegex(LabError, 'not a cycle record'):
 			records.load(d)
 
+	def test_a_stray_int3_before_the_agent_is_a_text_poke_race(self) -> None:
+		record = records.load(CYCLES / '6.12-topic-to-debian-int3')
+		self.assertEqual(judge.text_poke_race(record), 'boot2-restore: '
+				 '[    1.316130] Oops: int3: 0000 [#1] PREEMPT SMP PTI, '
+				 '[    1.316823] RIP: 0010:enqueue_timer+0xa5/0x100')
+		v = judged_by(scenarios.SCENARIOS['topic-to-debian'], record)
+		self.assertEqual(v['restore-boot'].status, FAIL)
+		# Not a race: a clean cycle, a panic after the agent started, an
+		# int3 oops once the agent has spoken.
+		for capture in ('6.12-smoke', '6.12-panic-before-restore-image'):
+			self.assertEqual(judge.text_poke_race(
+				records.load(CYCLES / capture)), '', capture)
+		d = self.copy('6.12-smoke')
+		with (d / 'boot2-restore-console.log').open('a') as f:
+			f.write('[   9.0] Oops: int3: 0000 [#1] PREEMPT SMP PTI\n')
+		self.assertEqual(judge.text_poke_race(records.load(d)), '')
+
 	def test_same_kaslr_slot_is_repeated(self) -> None:
 		s = scenarios.SCENARIOS['smoke']
 		d = self.copy('6.12-smoke')

@@ -14,9 +14,11 @@ from hiblab.errors import LabError
 from hiblab.kernel import guest, variants
 from hiblab.lab import judge, qemu, records, report, scenarios
 from hiblab.lab.cycle import Cycle, CycleRequest
-from hiblab.verdict import FAIL, Verdict
+from hiblab.verdict import FAIL, SKIP, Verdict
 
 KASLR_TRIES = 3
+# The verdict that says a cycle was run again after judge.text_poke_race().
+RERUN_CHECK = 'rerun'
 # The verdict of a scenario whose kernel did not build; no mutant may name
 # it (a kernel that does not build proves nothing about hibernation).
 BUILD_CHECK = 'guest-build'
@@ -174,11 +176,16 @@ def _run_scenario(req: LabRequest, kernels: variants.Kernels,
 		  progress: Callable[[str], None]) -> List[Verdict]:
 	"""One scenario's cycle, again in a fresh pair of boots while the two
 	kernels drew the same KASLR slot (that run proves nothing about
-	KASLR); its last attempt is added to run.cycles."""
+	KASLR), and once more under TCG if a boot died of a stray int3
+	before its agent started (judge.text_poke_race: nothing of the cycle
+	had run; a second such death fails).  Its last attempt is added to
+	run.cycles."""
 	name = scenario.name
 	image = kernels.get(scenario.build)
 	restore = kernels.get(scenario.restore)
-	for attempt in range(1, KASLR_TRIES + 1):
+	attempt, same_slot, raced = 0, 0, ''
+	while True:
+		attempt += 1
 		progress(f'lab: {name}: run {attempt} '
 			 f'({scenario.description}; {accel})')
 		cycle = Cycle(CycleRequest(
@@ -188,8 +195,22 @@ def _run_scenario(req: LabRequest, kernels: variants.Kernels,
 		       for v in cycle.run()]
 		progress(f'lab: {name}: run took {cycle.record.seconds:.0f}s'
 			 f' ({boot_times(cycle.record)})')
+		race = judge.text_poke_race(cycle.record) \
+			if accel == 'tcg' and not raced else ''
+		if race:
+			raced = f'run {attempt} ({req.results}/{name}-{attempt}) ' \
+				f'lost {race}'
+			progress(f'lab: {name}: {raced}: running it again')
+			continue
 		if not judge.same_kaslr_slot(scenario, cycle.record):
+			break
+		same_slot += 1
+		if same_slot == KASLR_TRIES:
 			break
 	run.cycles.append(records.ScenarioRun(
 		scenario, req.results / f'{name}-{attempt}', cycle.record))
+	if raced:
+		got.append(Verdict(f'{name}/{RERUN_CHECK}', SKIP, raced +
+				   ': a text-patching race of TCG before the '
+				   f'agent started; judged on run {attempt}'))
 	return got

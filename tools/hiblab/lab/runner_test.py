@@ -11,7 +11,7 @@ from unittest import mock
 from hiblab.errors import LabError
 from hiblab.kernel import variants
 from hiblab.lab import records, runner, scenarios
-from hiblab.verdict import PASS, Verdict
+from hiblab.verdict import FAIL, PASS, Verdict
 
 
 class FakeKernels:
@@ -46,6 +46,27 @@ class FakeCycle:
 		return [Verdict('restored', PASS, self.req.image)]
 
 
+CYCLES = Path(__file__).parent / 'test_data' / 'cycles'
+
+
+class RacingCycle:
+	"""Runs that return captured records: the restore kernel's stray
+	int3 (6.12-topic-to-debian-int3) as often as RACES says, then a
+	clean cycle."""
+	RACES = 1
+	runs = 0
+
+	def __init__(self, req) -> None:
+		type(self).runs += 1
+		self.raced = type(self).runs <= self.RACES
+		self.record = records.load(CYCLES / ('6.12-topic-to-debian-int3'
+						     if self.raced else '6.12-smoke'))
+
+	def run(self):
+		return [Verdict('restore-boot', FAIL, 'agent not ready')] \
+			if self.raced else [Verdict('restored', PASS, 'resumed')]
+
+
 class RunLabTest(unittest.TestCase):
 	def run_lab(self, strict: bool) -> tuple:
 		kernels = FakeKernels(variants.FOREIGN_RESTORE_MAGIC)
@@ -74,6 +95,43 @@ class RunLabTest(unittest.TestCase):
 			'PASS smoke/restored: image of plain'])
 		self.assertIn('lab: foreign-restore-magic kernel: lab variant '
 			      'foreign-restore-magic no longer applies', lines)
+
+	def run_racing(self, races: int, accel: str = 'tcg') -> tuple:
+		RacingCycle.RACES, RacingCycle.runs = races, 0
+		lines = []
+		with tempfile.TemporaryDirectory() as tmp, \
+		     mock.patch.object(runner, 'Cycle', RacingCycle), \
+		     mock.patch.object(runner.guest, 'require_tools', lambda: None), \
+		     mock.patch.object(runner.report, 'write',
+				       lambda *a: Path(tmp) / 'report.html'):
+			run = runner.run_lab(runner.LabRequest(
+				Path('/t'), 'topic', '6.12', Path('/c'), Path('/r'),
+				[scenarios.SCENARIOS['topic-to-debian']], accel, 1),
+				lines.append, FakeKernels(variants.LOCKDEP_TRACE))
+		return [v.line() for v in run.verdicts], lines
+
+	def test_a_stray_int3_before_the_agent_runs_the_cycle_again(self) -> None:
+		race = ('run 1 (/r/topic-to-debian-1) lost boot2-restore: [    '
+			'1.316130] Oops: int3: 0000 [#1] PREEMPT SMP PTI, [    '
+			'1.316823] RIP: 0010:enqueue_timer+0xa5/0x100')
+		verdicts, lines = self.run_racing(1)
+		self.assertEqual(RacingCycle.runs, 2)
+		self.assertEqual(verdicts, [
+			'PASS topic-to-debian/restored: resumed',
+			f'SKIP topic-to-debian/rerun: {race}: a text-patching race '
+			'of TCG before the agent started; judged on run 2'])
+		self.assertIn(f'lab: topic-to-debian: {race}: running it again',
+			      lines)
+		# Once only: a second race is judged, and fails.
+		verdicts, _ = self.run_racing(2)
+		self.assertEqual(RacingCycle.runs, 2)
+		self.assertEqual(verdicts[0], 'FAIL topic-to-debian/restore-boot: '
+				 'agent not ready')
+		# Not under KVM: there it is not TCG's.
+		verdicts, _ = self.run_racing(1, accel='kvm')
+		self.assertEqual(RacingCycle.runs, 1)
+		self.assertEqual(verdicts, ['FAIL topic-to-debian/restore-boot: '
+					    'agent not ready'])
 
 	def test_a_strict_run_stops_at_the_build(self) -> None:
 		with self.assertRaisesRegex(LabError, 'no longer applies'):
