@@ -435,8 +435,9 @@ def judge_cycle(s: Scenario, record: CycleRecord) -> List[Verdict]:
 # patches, and a CPU that meets it waits in poke_int3_handler() until the
 # patch is done.  Under TCG a vCPU can still meet the int3 after the
 # handler stopped expecting it, and the kernel dies of the trap ("Oops:
-# int3"); seen once with Debian's 6.12 kernel at enqueue_timer, before its
-# init ran.
+# int3"); seen with Debian's 6.12 kernel only, before its init ran, at
+# enqueue_timer and at sched_clock_cpu (static keys flipped at boot), in
+# 3 of about 30 boots.
 TEXT_POKE_OOPS = 'Oops: int3'
 
 

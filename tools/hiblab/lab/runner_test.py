@@ -122,9 +122,16 @@ class RunLabTest(unittest.TestCase):
 			'of TCG before the agent started; judged on run 2'])
 		self.assertIn(f'lab: topic-to-debian: {race}: running it again',
 			      lines)
-		# Once only: a second race is judged, and fails.
+		# Twice at most: a third race is judged, and fails.
 		verdicts, _ = self.run_racing(2)
-		self.assertEqual(RacingCycle.runs, 2)
+		self.assertEqual(RacingCycle.runs, 3)
+		self.assertEqual(verdicts[0], 'PASS topic-to-debian/restored: '
+				 'resumed')
+		self.assertRegex(verdicts[1], r'^SKIP topic-to-debian/rerun: run 1 '
+				 r'.*; run 2 \(/r/topic-to-debian-2\) lost .*; judged '
+				 r'on run 3$')
+		verdicts, _ = self.run_racing(3)
+		self.assertEqual(RacingCycle.runs, 3)
 		self.assertEqual(verdicts[0], 'FAIL topic-to-debian/restore-boot: '
 				 'agent not ready')
 		# Not under KVM: there it is not TCG's.
