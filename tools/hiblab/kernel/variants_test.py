@@ -3,6 +3,7 @@
 """Build variants of the guest."""
 
 import contextlib
+import os
 import tempfile
 import unittest
 import unittest.mock
@@ -153,15 +154,29 @@ class KernelsTest(unittest.TestCase):
 				lambda req: Path(tmp) / 'copy'), \
 			     unittest.mock.patch.object(variants, 'applied',
 							applied):
-				(Path(tmp) / 'check').mkdir()
-				(Path(tmp) / 'check' / 'vmlinux.o').write_text('o')
+				plain = Path(tmp) / 'check'
+				plain.mkdir()
+				(plain / 'vmlinux.o').write_text('o')
+				(plain / 'vmlinux').write_text('v')
 				kernels.get(variants.FOREIGN_RESTORE_MAGIC)
-			self.assertEqual(built, [
-				(Path('/t'), 'check'),
-				('applied', 'foreign-restore-magic'),
-				(Path('/t'), 'check-in-place-foreign-restore-magic')])
-			self.assertEqual((Path(tmp) / 'copy' / 'vmlinux.o').read_text(),
-					 'o')
+				copy = Path(tmp) / 'copy'
+				self.assertEqual(built, [
+					(Path('/t'), 'check'),
+					('applied', 'foreign-restore-magic'),
+					(Path('/t'), 'check-in-place-foreign-restore-magic')])
+				self.assertEqual((copy / 'vmlinux.o').read_text(), 'o')
+				# The same plain build: the copy is built on as it is.
+				(copy / 'variant.o').write_text('p')
+				again = variants.Kernels(kernels.req, print)
+				again.get(variants.FOREIGN_RESTORE_MAGIC)
+				self.assertEqual((copy / 'variant.o').read_text(), 'p')
+				# A newer plain build: a fresh copy of it.
+				(plain / 'vmlinux.o').write_text('o2')
+				os.utime(plain / 'vmlinux', ns=(1, 1))
+				again = variants.Kernels(kernels.req, print)
+				again.get(variants.FOREIGN_RESTORE_MAGIC)
+				self.assertEqual((copy / 'vmlinux.o').read_text(), 'o2')
+				self.assertFalse((copy / 'variant.o').exists())
 
 	def test_a_failed_build_is_remembered(self) -> None:
 		calls = []
