@@ -444,7 +444,7 @@ TEXT_POKE_OOPS = 'Oops: int3'
 def text_poke_race(record: CycleRecord) -> str:
 	"""A boot that died of a stray int3 before the agent said a word
 	(nothing of the cycle had run in it): its name and the oops line,
-	else ''.  lab.runner runs such a cycle once more under TCG."""
+	else ''.  lab.runner runs such a cycle again under TCG."""
 	for b in record.boots:
 		if b.events():
 			continue
