@@ -3,6 +3,7 @@
 """A lab run builds every kernel first; a scenario whose kernel does not
 build is its one FAIL, the others run (the gauntlet's strict runs stop)."""
 
+import dataclasses
 import tempfile
 import unittest
 from pathlib import Path
@@ -68,19 +69,30 @@ class RacingCycle:
 
 
 class RunLabTest(unittest.TestCase):
-	def run_lab(self, strict: bool) -> tuple:
-		kernels = FakeKernels(variants.FOREIGN_RESTORE_MAGIC)
-		lines = []
+	def lab(self, cycle: type, req: runner.LabRequest, kernels,
+		lines: list) -> runner.LabRun:
+		"""run_lab with a fake cycle, no tools and no report; its results
+		(req.results: /r) in a temporary directory, named /r in what it
+		says."""
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(runner, 'Cycle', FakeCycle), \
+		     mock.patch.object(runner, 'Cycle', cycle), \
 		     mock.patch.object(runner.guest, 'require_tools', lambda: None), \
 		     mock.patch.object(runner.report, 'write',
 				       lambda *a: Path(tmp) / 'report.html'):
-			run = runner.run_lab(runner.LabRequest(
-				Path('/t'), 'topic', '7.3', Path('/c'), Path(tmp),
-				[scenarios.SCENARIOS[n] for n in
-				 ('foreign-magic', 'smoke')], 'tcg', 1, strict),
-				lines.append, kernels)
+			run = runner.run_lab(dataclasses.replace(req, results=Path(tmp)),
+					     lambda l: lines.append(l.replace(tmp, '/r')),
+					     kernels)
+		run.verdicts = [dataclasses.replace(v, detail=v.detail.replace(
+			tmp, '/r')) for v in run.verdicts]
+		return run
+
+	def run_lab(self, strict: bool) -> tuple:
+		kernels = FakeKernels(variants.FOREIGN_RESTORE_MAGIC)
+		lines = []
+		run = self.lab(FakeCycle, runner.LabRequest(
+			Path('/t'), 'topic', '7.3', Path('/c'), Path('/r'),
+			[scenarios.SCENARIOS[n] for n in ('foreign-magic', 'smoke')],
+			'tcg', 1, strict), kernels, lines)
 		return run, kernels, lines
 
 	def test_a_broken_variant_fails_its_scenario_alone(self) -> None:
@@ -99,15 +111,10 @@ class RunLabTest(unittest.TestCase):
 	def run_racing(self, races: int, accel: str = 'tcg') -> tuple:
 		RacingCycle.RACES, RacingCycle.runs = races, 0
 		lines = []
-		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(runner, 'Cycle', RacingCycle), \
-		     mock.patch.object(runner.guest, 'require_tools', lambda: None), \
-		     mock.patch.object(runner.report, 'write',
-				       lambda *a: Path(tmp) / 'report.html'):
-			run = runner.run_lab(runner.LabRequest(
-				Path('/t'), 'topic', '6.12', Path('/c'), Path('/r'),
-				[scenarios.SCENARIOS['topic-to-debian']], accel, 1),
-				lines.append, FakeKernels(variants.LOCKDEP_TRACE))
+		run = self.lab(RacingCycle, runner.LabRequest(
+			Path('/t'), 'topic', '6.12', Path('/c'), Path('/r'),
+			[scenarios.SCENARIOS['topic-to-debian']], accel, 1),
+			FakeKernels(variants.LOCKDEP_TRACE), lines)
 		return [v.line() for v in run.verdicts], lines
 
 	def test_a_stray_int3_before_the_agent_runs_the_cycle_again(self) -> None:
