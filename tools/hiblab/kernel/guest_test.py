@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest: config fragment, initramfs."""
 
+import os
 import tempfile
 import unittest
 import unittest.mock
@@ -87,6 +88,39 @@ class GuestTest(unittest.TestCase):
 			guest.write_initramfs(gen, cpio_list, out)
 			self.assertEqual(out.read_text(), 'cpio\n')
 
+
+	def test_a_copied_build_keeps_objtool_older_than_its_objects(self) -> None:
+		# In a plain copy, tools/' make links objtool again (its recorded
+		# commands name the old directory), and every object, older
+		# than the new objtool, compiles again.
+		with tempfile.TemporaryDirectory() as tmp:
+			source, copy = Path(tmp) / 'plain', Path(tmp) / 'copy'
+			objtool = source / 'tools' / 'objtool' / 'objtool'
+			objtool.parent.mkdir(parents=True)
+			objtool.write_text('old')
+			(source / 'init').mkdir()
+			(source / 'init' / 'main.o').write_text('o')
+			os.utime(objtool, ns=(10**18, 10**18))
+			os.utime(source / 'init' / 'main.o', ns=(2 * 10**18,) * 2)
+			made = []
+
+			def make(req, build, targets, log, extra=()):
+				made.append((build, targets))
+				linked = build / 'tools' / 'objtool' / 'objtool'
+				linked.write_text('new')
+				(linked.parent / 'libsubcmd.a').write_text('a')
+
+			req = guest.GuestRequest(Path('/t'), Path(tmp), 'copy', 1, ())
+			with unittest.mock.patch.object(guest, '_make', make):
+				guest.copy_build(req, source, copy)
+			self.assertEqual(made, [(copy, ['tools/objtool'])])
+			for p in (copy / 'tools').rglob('*'):
+				with self.subTest(path=p):
+					self.assertLessEqual(p.stat().st_mtime_ns,
+							     10**18)
+			self.assertEqual((copy / 'init' / 'main.o').stat()
+					 .st_mtime_ns, 2 * 10**18)
+			self.assertEqual(objtool.read_text(), 'old')
 
 if __name__ == '__main__':
 	unittest.main()

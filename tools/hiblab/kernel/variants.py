@@ -18,7 +18,6 @@ user of a kernel (KUnit boots, static checks, lab cycles) shares it.
 import contextlib
 import dataclasses
 import os
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Callable, Dict, Iterator, Tuple
@@ -304,8 +303,7 @@ class Kernels:
 		mark = plain_mark(plain)
 		stamp = where / IN_PLACE_STAMP
 		if not mark or not stamp.is_file() or stamp.read_text() != mark:
-			shutil.rmtree(where, ignore_errors=True)
-			shutil.copytree(plain.build, where, symlinks=True)
+			guest.copy_build(greq, plain.build, where)
 			stamp.write_text(mark)
 		with applied(Git(req.tree), patch_path(build.patch), build.patch):
 			return guest.build_guest(greq, self.progress)
