@@ -1467,13 +1467,17 @@ void __noreturn mwait_play_dead(unsigned int eax_hint)
 
 /*
  * Kick all "offline" CPUs out of mwait on kexec() and before a hibernation
- * image is restored. See comment in mwait_play_dead().
+ * image is restored, waiting up to @timeout_us for each of them to leave.
+ * See comment in mwait_play_dead().
+ *
+ * Return: 0, or -EBUSY if a CPU did not leave mwait in time.
  */
-void smp_kick_mwait_play_dead(void)
+int smp_kick_mwait_play_dead(unsigned int timeout_us)
 {
 	u32 newstate = CPUDEAD_MWAIT_KEXEC_HLT;
 	struct mwait_cpu_dead *md;
-	unsigned int cpu, i;
+	unsigned int cpu, us;
+	int ret = 0;
 
 	for_each_cpu_andnot(cpu, cpu_present_mask, cpu_online_mask) {
 		md = per_cpu_ptr(&mwait_cpu_dead, cpu);
@@ -1482,16 +1486,18 @@ void smp_kick_mwait_play_dead(void)
 		if (READ_ONCE(md->status) != CPUDEAD_MWAIT_WAIT)
 			continue;
 
-		/* Wait up to 5ms */
-		for (i = 0; READ_ONCE(md->status) != newstate && i < 1000; i++) {
+		for (us = 0; READ_ONCE(md->status) != newstate && us < timeout_us; us += 5) {
 			/* Bring it out of mwait */
 			WRITE_ONCE(md->control, newstate);
 			udelay(5);
 		}
 
-		if (READ_ONCE(md->status) != newstate)
+		if (READ_ONCE(md->status) != newstate) {
 			pr_err_once("CPU%u is stuck in mwait_play_dead()\n", cpu);
+			ret = -EBUSY;
+		}
 	}
+	return ret;
 }
 
 void __noreturn hlt_play_dead(void)

@@ -345,10 +345,14 @@ int hibernate_resume_nonboot_cpu_disable(void)
 	 * CPUs on offline nodes and CPUs whose core the architecture reports
 	 * offline.  Those are still in the play_dead they entered when they
 	 * went down: mwait_play_dead() if a cpuidle driver's enter_dead()
-	 * put them there.  Move them to its HLT loop, as kexec does.
+	 * put them there.  Move them to its HLT loop, as kexec does.  Unlike
+	 * kexec, a restore can wait for them, and must not copy the image
+	 * over a CPU that may still be in MWAIT.
 	 */
-	smp_kick_mwait_play_dead();
-	return 0;
+	ret = smp_kick_mwait_play_dead(USEC_PER_SEC);
+	if (ret)
+		pr_err("x86/pm: An offline CPU did not leave MWAIT, not restoring the image\n");
+	return ret;
 }
 #endif
 
