@@ -325,7 +325,14 @@ def judge_refused_boot(s: Scenario, boot: BootRecord, image: BootRecord
 		return v + [fail_with_tail('refused', 'the restore boot neither '
 				       'refused the image nor resumed (qemu exit '
 				       f'{rc})', boot)]
-	found = protocol.splats(lines)
+	if s.says or s.restore_says:
+		v.append(says('configured', s.says, image, boot, (),
+			      s.restore_says))
+	# A line the scenario expects (a refusal may name what it found) is
+	# not a splat.
+	expected = s.says + s.restore_says
+	found = [l for l in protocol.splats(lines)
+		 if not any(n in l for n in expected)]
 	sw = [e for e in events if e.name == 'swap']
 	return v + [check('refused', bool(hit), (hit or f'no message of '
 					     f'"{s.refusal}"') +

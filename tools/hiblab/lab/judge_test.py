@@ -281,6 +281,27 @@ class CapturedCycleTest(unittest.TestCase):
 			'want 4-level image, 5-level restore kernel paging, got: '))
 		self.assertEqual(v['refused'].status, FAIL)
 
+	def test_a_kick_no_cpu_answers_refuses_the_restore(self) -> None:
+		# 6.12, variant mainline-core-online-mwait-deaf: CPU 3 never
+		# leaves MWAIT, the restore is refused and the kernel boots on.
+		# The kick's report of CPU 3 is expected there, not a splat.
+		v = judged('6.12-offline-restore-mwait-deaf')
+		self.assertEqual(set(statuses(v).values()), {PASS})
+		self.assertIn('x86/pm: An offline CPU did not leave MWAIT, not '
+			      'restoring the image', v['refused'].detail)
+		self.assertIn('CPU3 is stuck in mwait_play_dead()',
+			      v['configured'].detail)
+		record = records.load(CYCLES / '6.12-offline-restore-mwait-deaf')
+		deaf = scenarios.SCENARIOS['offline-restore-mwait-deaf']
+		unsaid = judged_by(dataclasses.replace(deaf, restore_says=()),
+				   record)
+		self.assertEqual(unsaid['fresh-boot'].status, FAIL)
+		self.assertIn('CPU3 is stuck', unsaid['fresh-boot'].detail)
+		# Where every CPU must answer, the refusal is a failed restore.
+		v = judged_by(scenarios.SCENARIOS['offline-restore-mainline'],
+			      record)
+		self.assertEqual(v['restored'].status, FAIL)
+
 	def test_paging_levels_across_debians_kernel_reset(self) -> None:
 		# 7.3: Debian's kernel on one side of a paging-level change.
 		# Each cell loads the image, and the machine resets at the jump.

@@ -1352,7 +1352,7 @@ static inline void mwait_play_dead(void)
 
 /*
  * Kick all "offline" CPUs out of mwait on kexec() and before a hibernation
- * image is restored, waiting up to @timeout_us for each of them to leave.
+ * image is restored, then wait up to @timeout_us for each of them to leave.
  * See comment in mwait_play_dead().
  *
  * Return: 0, or -EBUSY if a CPU did not leave mwait in time.
@@ -1363,6 +1363,13 @@ int smp_kick_mwait_play_dead(unsigned int timeout_us)
 	struct mwait_cpu_dead *md;
 	unsigned int cpu, us;
 	int ret = 0;
+
+	/* Tell them all first, so that they leave mwait in parallel */
+	for_each_cpu_andnot(cpu, cpu_present_mask, cpu_online_mask) {
+		md = per_cpu_ptr(&mwait_cpu_dead, cpu);
+		if (READ_ONCE(md->status) == CPUDEAD_MWAIT_WAIT)
+			WRITE_ONCE(md->control, newstate);
+	}
 
 	for_each_cpu_andnot(cpu, cpu_present_mask, cpu_online_mask) {
 		md = per_cpu_ptr(&mwait_cpu_dead, cpu);
@@ -1378,7 +1385,7 @@ int smp_kick_mwait_play_dead(unsigned int timeout_us)
 		}
 
 		if (READ_ONCE(md->status) != newstate) {
-			pr_err_once("CPU%u is stuck in mwait_play_dead()\n", cpu);
+			pr_err("CPU%u is stuck in mwait_play_dead()\n", cpu);
 			ret = -EBUSY;
 		}
 	}
