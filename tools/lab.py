@@ -76,7 +76,8 @@ def test_handler(args: argparse.Namespace) -> int:
 	return checks.run_all(checks.TestRequest(
 		repo=paths.REPO_ROOT, cache=paths.cache_dir(),
 		only=args.only, jobs=args.jobs, bases=args.base,
-		skip={} if args.all else checks.CI_SKIP))
+		skip={} if args.all else checks.CI_SKIP,
+		side_by_side=not args.all))
 
 
 def main(argv: list) -> int:

@@ -44,6 +44,8 @@ def series_memo_dir(cache: Path) -> Path:
 # cold, that is one KUnit and one guest build for all of them, and the user's
 # own tree and its build directories are never touched.
 CHECK_VARIANT = 'check'
+# The series' commits far from the topic (series.builds.series_variant()).
+SERIES_VARIANT = 'series'
 
 
 def check_worktree(cache: Path, base: str) -> Path:

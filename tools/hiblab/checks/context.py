@@ -22,6 +22,15 @@ class TestRequest:
 	# Per-base checks left out of this run (make test's CI budget; make
 	# test-all runs everything).
 	skip: Dict[str, List[str]] = dataclasses.field(default_factory=dict)
+	# The bases after the first run beside it, from the start, their
+	# kernel builds at BESIDE_NICE (make test: the first base's links,
+	# boots and single-threaded steps leave a core idle); else in turn.
+	side_by_side: bool = False
+
+
+# Nice enough that a beside base's compiles take only the cycles the first
+# base leaves idle; its boots keep the normal priority (their deadlines).
+BESIDE_NICE = 19
 
 
 @dataclasses.dataclass
@@ -33,6 +42,7 @@ class Context:
 	# The topic's kernels in the check worktree: the check kernel that the
 	# KUnit boots, the static checks and the lab share, and its variants.
 	kernels: Optional[variants.Kernels] = None
+	nice: int = 0		# the nice level of its kernel builds
 
 	def need_tree(self) -> kernel_tree.Tree:
 		if self.tree is None:
@@ -60,7 +70,7 @@ class Context:
 					print(s, file=f)
 			self.kernels = variants.check_kernels(
 				wt.worktree, self.base, self.req.cache,
-				self.req.jobs, progress)
+				self.req.jobs, progress, self.nice)
 		return self.kernels
 
 

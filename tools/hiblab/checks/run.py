@@ -4,14 +4,16 @@ and the closing 'N passed, N failed' line."""
 
 import dataclasses
 import sys
+import threading
 import time
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, TextIO
 
 from hiblab import paths, verdict
 from hiblab.base import pins
 from hiblab.checks import basic, kernels, room, series_check
-from hiblab.checks.context import CheckResult, Context, TestRequest
+from hiblab.checks.context import BESIDE_NICE, CheckResult, Context, \
+	TestRequest
 from hiblab.errors import LabError
 from hiblab.verdict import FAIL, Verdict
 
@@ -35,26 +37,48 @@ BASE_CHECKS: Dict[str, Callable[[Context], CheckResult]] = {
 }
 
 
+class Lines:
+	"""stdout for checks running side by side: each thread's text goes
+	out in whole lines, never mixed with another's."""
+
+	def __init__(self, out: TextIO) -> None:
+		self.out = out
+		self.lock = threading.Lock()
+		self.partial = threading.local()
+
+	def write(self, text: str) -> int:
+		buf = getattr(self.partial, 'text', '') + text
+		done, _, self.partial.text = buf.rpartition('\n')
+		if done:
+			with self.lock:
+				self.out.write(done + '\n')
+				self.out.flush()
+		return len(text)
+
+	def flush(self) -> None:
+		pass
+
+
 def _run_check(name: str, check: Callable[[Context], CheckResult],
-	       ctx: Context) -> List[Verdict]:
+	       ctx: Context, out: TextIO) -> List[Verdict]:
 	"""One check's verdicts, printed as they come, named for the base."""
 	label = f'{ctx.base}/{name}' if ctx.base else name
-	print(f'test: running {label} ...', flush=True)
+	print(f'test: running {label} ...', file=out, flush=True)
 	start = time.monotonic()
 	try:
 		result = check(ctx)
 	except LabError as e:
 		result = Verdict(name, FAIL, str(e))
 	elapsed = time.monotonic() - start
-	out = []
+	got = []
 	for i, v in enumerate(result if isinstance(result, list) else [result]):
 		# The check's time once, on its first line.
 		v = dataclasses.replace(v, seconds=elapsed if i == 0 else 0,
 					name=f'{ctx.base}/{v.name}' if ctx.base
 					else v.name)
-		out.append(v)
-		verdict.report(v, sys.stdout)
-	return out
+		got.append(v)
+		verdict.report(v, out)
+	return got
 
 
 # What `make test` leaves to `make test-all` to stay inside CI's 90 minutes
@@ -109,24 +133,59 @@ def run_all(req: TestRequest) -> int:
 	verdicts = _room(req, bases)
 	if any(v.status == FAIL for v in verdicts):
 		return _end(results, verdicts)
+	out = Lines(sys.stdout)
 	ctx = Context(req, results)
 	for name, check in HOST_CHECKS.items():
 		if not req.only or name in req.only:
-			verdicts += _run_check(name, check, ctx)
-	for base in bases:
-		ctx = Context(req, results / base, base)
-		ctx.results.mkdir(parents=True, exist_ok=True)
-		for name, check in BASE_CHECKS.items():
-			if name != 'tree' and (req.only and name not in req.only or
-					       name in req.skip.get(base, [])):
-				continue
-			verdicts += _run_check(name, check, ctx)
+			verdicts += _run_check(name, check, ctx, out)
+	verdicts += run_bases(req, results, bases, out)
 	skipped = [f'{b}/{n}' for b in bases for n in req.skip.get(b, [])
 		   if not req.only or n in req.only]
 	if skipped:
 		print(f'test: not in this run: {", ".join(skipped)} (make '
 		      'test-all runs them)', flush=True)
 	return _end(results, verdicts)
+
+
+def run_base(req: TestRequest, ctx: Context, out: TextIO,
+	     got: List[Verdict]) -> None:
+	"""The checks of one base, in BASE_CHECKS' order, their verdicts
+	added to got as each check ends."""
+	ctx.results.mkdir(parents=True, exist_ok=True)
+	for name, check in BASE_CHECKS.items():
+		if name != 'tree' and (req.only and name not in req.only or
+				       name in req.skip.get(ctx.base, [])):
+			continue
+		got += _run_check(name, check, ctx, out)
+
+
+def run_bases(req: TestRequest, results: Path, bases: List[str],
+	      out: TextIO) -> List[Verdict]:
+	"""Every base's checks, the verdicts in the order of bases.  Side by
+	side, the bases after the first run in threads beside it, their
+	kernel builds niced; their lines come as their checks end."""
+	got: Dict[str, List[Verdict]] = {b: [] for b in bases}
+
+	def run(base: str, nice: int) -> None:
+		ctx = Context(req, results / base, base, nice=nice)
+		try:
+			run_base(req, ctx, out, got[base])
+		except Exception as e:	# a bug in a check: still a verdict
+			v = Verdict(f'{base}/checks', FAIL, f'stopped: {e!r}')
+			verdict.report(v, out)
+			got[base].append(v)
+
+	beside = bases[1:] if req.side_by_side else []
+	threads = [threading.Thread(target=run, args=(b, BESIDE_NICE),
+				    name=f'checks-{b}') for b in beside]
+	for t in threads:
+		t.start()
+	for b in bases:
+		if b not in beside:
+			run(b, 0)
+	for t in threads:
+		t.join()
+	return [v for b in bases for v in got[b]]
 
 
 # Checks that need no worktree or build (the tree's import is ~2 GB a

@@ -6,9 +6,10 @@ directory (<cache>/ccache, capped at MAX_SIZE), so that a build directory
 that goes back to sources it compiled before (the gauntlet reverting one
 mutant before applying the next, the series builds moving from commit to
 commit, a topic changed by one line) gets those objects back instead of
-compiling them again.  A build prints its own hit rate: the difference of
-ccache's counters before and after it (one run at a time holds the cache
-lock, so nothing else counts in between).
+compiling them again.  A build prints its own hit rate, read from its own
+stats log (CCACHE_STATSLOG, a file in its build directory): make test builds
+its bases side by side, and ccache's global counters would count the other
+base's compiles too.
 """
 
 import dataclasses
@@ -16,7 +17,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 # Enough for every configuration of both bases (a guest build's objects
 # are ~150 MB; the variants and W=1 builds of each base add to that).
@@ -31,7 +32,7 @@ def directory(cache: Path) -> Path:
 	return cache / 'ccache'
 
 
-def env(cache: Path) -> Dict[str, str]:
+def env(cache: Path, stats_log: Optional[Path] = None) -> Dict[str, str]:
 	"""The environment of a build and of the ccache commands.
 
 	Not depend mode (CCACHE_DEPEND), although it makes a cold build about
@@ -39,8 +40,11 @@ def env(cache: Path) -> Dict[str, str]:
 	the wrong source (four mutants survived, their kernels unmutated),
 	and a later build on that cache got a mutant's object (the smoke
 	cycle reset at the jump into the image).  See README's make test."""
-	return dict(os.environ, CCACHE_DIR=str(directory(cache)),
-		    CCACHE_MAXSIZE=MAX_SIZE)
+	e = dict(os.environ, CCACHE_DIR=str(directory(cache)),
+		 CCACHE_MAXSIZE=MAX_SIZE)
+	if stats_log:
+		e['CCACHE_STATSLOG'] = str(stats_log)
+	return e
 
 
 def make_args() -> List[str]:
@@ -54,9 +58,6 @@ class Stats:
 	hits: int = 0
 	misses: int = 0
 
-	def __sub__(self, other: 'Stats') -> 'Stats':
-		return Stats(self.hits - other.hits, self.misses - other.misses)
-
 	def line(self) -> str:
 		"""'ccache: 1210 hits, 12 misses (99%)'"""
 		total = self.hits + self.misses
@@ -66,26 +67,31 @@ class Stats:
 			f'({100 * self.hits // total}%)'
 
 
-def parse_stats(text: str) -> Stats:
-	"""`ccache --print-stats` (key<TAB>value lines) as hits and misses."""
-	values = {}
-	for line in text.splitlines():
-		key, _, value = line.partition('\t')
-		if value.strip().isdigit():
-			values[key] = int(value)
-	return Stats(values.get('direct_cache_hit', 0) +
-		     values.get('preprocessed_cache_hit', 0),
-		     values.get('cache_miss', 0))
+def parse_stats_log(text: str) -> Stats:
+	"""A stats log (stats_log, ccache 4.4 and later): per compilation a
+	'# <source>' line, then one line per counter it bumped."""
+	counters = [l.strip() for l in text.splitlines()]
+	return Stats(counters.count('direct_cache_hit') +
+		     counters.count('preprocessed_cache_hit'),
+		     counters.count('cache_miss'))
 
 
-def stats(cache: Path) -> Stats:
-	"""The counters now (zero without ccache)."""
-	if not available():
+def stats_log(build: Path) -> Path:
+	"""Where the builds in a build directory log ccache's counters; a
+	build empties it first (start_stats())."""
+	return build / 'hiblab-ccache-stats.log'
+
+
+def start_stats(build: Path) -> None:
+	stats_log(build).write_text('')
+
+
+def build_stats(build: Path) -> Stats:
+	"""What the builds in build compiled since start_stats()."""
+	try:
+		return parse_stats_log(stats_log(build).read_text())
+	except FileNotFoundError:
 		return Stats()
-	proc = subprocess.run(['ccache', '--print-stats'], env=env(cache),
-			      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-			      check=False)
-	return parse_stats(proc.stdout.decode(errors='replace'))
 
 
 def summary(cache: Path) -> str:

@@ -56,6 +56,7 @@ class GuestRequest:
 	variant: str		# 'topic', 'base', a mutant name, ...
 	jobs: int
 	fragments: tuple = (FRAGMENT,)
+	nice: int = 0		# make's nice level (0: as the caller's)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,14 +163,18 @@ def first_error(text: str) -> str:
 
 def _make(req: GuestRequest, build: Path, targets: List[str], log: Path,
 	  extra: List[str] = ()) -> None:
-	cmd = ['make', '-C', str(req.tree), f'O={build}', f'-j{req.jobs}'] + \
-		ccache.make_args() + list(extra) + targets
+	# nice: a base built beside another (make test) compiles in the
+	# other's idle time; the command kbuild records is the same.
+	nice = ['nice', '-n', str(req.nice)] if req.nice else []
+	cmd = nice + ['make', '-C', str(req.tree), f'O={build}',
+		      f'-j{req.jobs}'] + ccache.make_args() + list(extra) + targets
 	with log.open('a') as f:
 		start = f.tell()
 		f.write('$ ' + ' '.join(cmd) + '\n')
 		f.flush()
 		rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
-				    env=ccache.env(req.cache),
+				    env=ccache.env(req.cache,
+						   ccache.stats_log(build)),
 				    check=False).returncode
 	if rc != 0:
 		with log.open() as f:
@@ -230,11 +235,12 @@ def build_guest(req: GuestRequest,
 	build = configure(req)
 	log = build / BUILD_LOG
 	progress(f'guest: building {req.variant} kernel ({req.tree} -> {build})')
-	before, start = ccache.stats(req.cache), time.monotonic()
+	ccache.start_stats(build)
+	start = time.monotonic()
 	_make(req, build, ['bzImage', 'headers'], log)
 	progress(f'guest: {req.variant} kernel built in '
 		 f'{time.monotonic() - start:.0f}s; '
-		 f'{(ccache.stats(req.cache) - before).line()}')
+		 f'{ccache.build_stats(build).line()}')
 	agent = build_agent(req.tree, build)
 	cpio_list = build / 'hiblab' / 'initramfs.list'
 	cpio_list.write_text('dir /dev 0755 0 0\n'

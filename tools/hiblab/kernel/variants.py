@@ -159,13 +159,15 @@ def check_worktree(tree: Git, cache: Path, base: str) -> Git:
 
 
 def check_kernels(worktree: Path, base: str, cache: Path, jobs: int,
-		  progress: Callable[[str], None] = print) -> 'Kernels':
+		  progress: Callable[[str], None] = print,
+		  nice: int = 0) -> 'Kernels':
 	"""The topic's check kernel (the lab's guest configuration with our
 	KUnit suites built in; the lab boots it with kunit.enable=0) and its
 	variants, patch variants built in place: make test's KUnit, static
 	checks and lab and make qemu-hibernate boot one build."""
 	return Kernels(KernelsRequest(worktree, paths.CHECK_VARIANT, base,
-				      cache, jobs, in_place=True), progress)
+				      cache, jobs, in_place=True, nice=nice),
+		       progress)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,6 +182,7 @@ class KernelsRequest:
 	# the moment of the build); any other tree gets a worktree per
 	# variant, which compiles the whole kernel the first time.
 	in_place: bool = False
+	nice: int = 0		# the builds' nice level (guest.GuestRequest)
 
 
 # In an in-place variant's build directory: which plain build it was
@@ -238,7 +241,8 @@ class Kernels:
 		req = self.req
 		greq = guest.GuestRequest(req.tree, req.cache,
 					  f'{req.variant}-config-{build.name}',
-					  req.jobs, self._fragments(build))
+					  req.jobs, self._fragments(build),
+					  req.nice)
 		try:
 			guest.configure(greq)
 		except LabError as e:
@@ -273,7 +277,8 @@ class Kernels:
 			label += f'-{build.config}'
 		self.requests[build] = guest.GuestRequest(tree, req.cache, label,
 							  req.jobs,
-							  self._fragments(build))
+							  self._fragments(build),
+							  req.nice)
 		return guest.build_guest(self.requests[build], self.progress)
 
 	def _other_base(self, base: str) -> guest.GuestImage:
@@ -296,7 +301,8 @@ class Kernels:
 		plain = self.get(PLAIN)
 		greq = guest.GuestRequest(req.tree, req.cache,
 					  f'{req.variant}-in-place-{build.name}',
-					  req.jobs, self._fragments(build))
+					  req.jobs, self._fragments(build),
+					  req.nice)
 		self.requests[build] = greq
 		where = guest.build_dir_for(greq)
 		# A copy of an older plain build would recompile everything that

@@ -17,10 +17,12 @@ import hashlib
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from hiblab import paths
+from hiblab.base import overlay
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
 from hiblab.kernel import ccache, guest
@@ -164,10 +166,15 @@ class CommitBuilds:
 				self.progress(f'series: building {n}/{len(commits)} '
 					      f'"{subject}" ({label} config)')
 				build_wt.run(['checkout', '-q', '-f', '--detach', c])
-				before = ccache.stats(req.cache)
+				build = self.build_dir(build_wt.worktree, label,
+						       fragments, c)
+				build.mkdir(parents=True, exist_ok=True)
+				ccache.start_stats(build)
+				start = time.monotonic()
 				b = self.run_build(build_wt, b, fragments)
 				self.progress(f'series: {n}/{len(commits)} ({label}): '
-					      f'{(ccache.stats(req.cache) - before).line()}')
+					      f'{time.monotonic() - start:.0f}s; '
+					      f'{ccache.build_stats(build).line()}')
 				memo.keep(key, b)
 				yield b
 
@@ -189,13 +196,17 @@ class CommitBuilds:
 			if c[0] in self.req.configs]
 
 	def build_dir(self, tree: Path, label: str,
-		      fragments: Tuple[Path, ...]) -> Path:
+		      fragments: Tuple[Path, ...], commit: str) -> Path:
 		if fragments == guest.check_fragments(self.req.base_name):
 			# Where make test's KUnit, lab and gauntlet checks build
-			# the check kernel: incremental from the topic branch.
-			return guest.build_dir_for(guest.GuestRequest(
-				tree, self.req.cache, paths.CHECK_VARIANT,
-				self.req.jobs, fragments))
+			# the check kernel, incremental from the topic branch,
+			# or beside it (series_variant()).
+			def build(variant: str) -> Path:
+				return guest.build_dir_for(guest.GuestRequest(
+					tree, self.req.cache, variant,
+					self.req.jobs, fragments))
+			return build(series_variant(
+				self.req.tree, commit, build(paths.CHECK_VARIANT)))
 		return paths.build_dir(
 			self.req.cache, f'series-{label}-{self.req.base_name}')
 
@@ -205,7 +216,7 @@ class CommitBuilds:
 		W=1 on the objects of the touched files at its parent and at
 		it; b comes back with the runs filled in."""
 		tree = wt.worktree
-		build = self.build_dir(tree, b.label, fragments)
+		build = self.build_dir(tree, b.label, fragments, b.commit)
 		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
 		merged.write_text(merged_fragments(fragments))
@@ -220,7 +231,8 @@ class CommitBuilds:
 		for argv in (make + [f'KCONFIG_ALLCONFIG={merged}', 'allnoconfig'],
 			     make + ['vmlinux']):
 			steps.append(run_logged(argv, tree, log,
-						ccache.env(self.req.cache)))
+						ccache.env(self.req.cache,
+							   ccache.stats_log(build))))
 			if steps[-1].rc != 0:
 				break
 		b = dataclasses.replace(b, make=tuple(steps))
@@ -240,7 +252,7 @@ class CommitBuilds:
 		for o in objs:
 			(build / o).unlink(missing_ok=True)
 		return run_logged(w1_command(make, objs), Path(make[2]), log,
-				  ccache.env(self.req.cache))
+				  ccache.env(self.req.cache, ccache.stats_log(build)))
 
 
 def merged_fragments(fragments: Sequence[Path]) -> str:
@@ -251,15 +263,36 @@ def merged_fragments(fragments: Sequence[Path]) -> str:
 def objects_built_from(build: Path, sources: List[str]) -> List[str]:
 	"""Objects in a build directory whose recorded dependencies name one
 	of the sources (a .c file may be #included, as ident_map.c is)."""
+	if not sources:
+		return []
+	named = re.compile('/(' + '|'.join(re.escape(s) for s in sources) +
+			   r')(\s|$)', re.M)
 	objs = []
 	for cmd in sorted(build.rglob('.*.o.cmd')):
 		text = cmd.read_text(errors='replace')
-		if any(re.search(rf'/{re.escape(s)}(\s|$)', text, re.M)
-		       for s in sources):
+		if named.search(text):
 			obj = cmd.parent / cmd.name[1:-len('.cmd')]
 			if obj.exists():
 				objs.append(str(obj.relative_to(build)))
 	return objs
+
+
+def series_variant(tree: Git, commit: str, check_build: Path) -> str:
+	"""Where a series' commit builds: in the check kernel's directory
+	(paths.CHECK_VARIANT), incremental from the topic, unless its
+	difference from the topic reaches more than half of that build's
+	objects (a header nearly everything includes: 0008 changes
+	asm/smp.h, so every stack without it is such a commit).  Those build
+	in a directory of their own (paths.SERIES_VARIANT), incremental from
+	one another, so the check build does not recompile nearly everything
+	on the way there and again on the way back."""
+	built = list(check_build.rglob('.*.o.cmd'))
+	changed = tree.text(['diff', '--name-only', overlay.TOPIC,
+			     commit]).split()
+	if built and 2 * len(objects_built_from(check_build, changed)) > \
+	   len(built):
+		return paths.SERIES_VARIANT
+	return paths.CHECK_VARIANT
 
 
 def w1_command(make: List[str], objs: List[str]) -> List[str]:

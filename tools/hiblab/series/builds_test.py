@@ -8,7 +8,10 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from hiblab import paths
+from hiblab.git import Git
 from hiblab.series import builds, mutants
+from hiblab.testing import commit_in_tree
 from hiblab.series.captures import (MADE, RUN, TOUCHED_612, build_runs, lines,
 				    logged_runs, mutant, printed, subjects)
 from hiblab.series.runs import Run
@@ -162,6 +165,39 @@ class W1Test(unittest.TestCase):
 			self.assertEqual(builds.objects_built_from(
 				b, ['arch/x86/mm/ident_map.c']),
 				['arch/x86/mm/init_64.o'])
+
+	def test_commits_far_from_the_topic_build_beside_it(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			t, b = Path(tmp) / 'tree', Path(tmp) / 'build'
+			t.mkdir()
+			git = Git(t)
+			git.run(['init', '-q', '-b', 'base'])
+
+			def commit(smp: str, ident: str) -> str:
+				(t / 'smp.h').write_text(smp)
+				(t / 'ident_map.c').write_text(ident)
+				return commit_in_tree(git, 'c', '2026-01-01T00:00')
+			commit('base', 'base')
+			git.run(['checkout', '-q', '-b', 'topic'])
+			commit('kick', 'fix')
+			git.run(['checkout', '-q', 'base'])
+			without_kick = commit('base', 'fix')
+			kick_only = commit('kick', 'base')
+			self.assertEqual(builds.series_variant(git, without_kick, b),
+					 paths.CHECK_VARIANT, 'nothing built yet')
+			# Two objects include smp.h, one ident_map.c.
+			for obj, src in (('a', 'smp.h'), ('b', 'smp.h'),
+					 ('c', 'ident_map.c')):
+				(b / 'x').mkdir(parents=True, exist_ok=True)
+				(b / 'x' / f'{obj}.o').write_text('')
+				(b / 'x' / f'.{obj}.o.cmd').write_text(
+					f'deps := \\\n  /t/{src} \\\n')
+			self.assertEqual(builds.series_variant(git, without_kick, b),
+					 paths.SERIES_VARIANT)
+			self.assertEqual(builds.series_variant(git, kick_only, b),
+					 paths.CHECK_VARIANT)
+			self.assertEqual(builds.series_variant(git, 'topic', b),
+					 paths.CHECK_VARIANT)
 
 	def test_w1_command_is_serial(self) -> None:
 		# A parallel single-object build races in arch/x86/power/

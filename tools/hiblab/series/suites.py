@@ -16,7 +16,8 @@ from typing import Callable, List, Optional, Sequence
 from hiblab import paths
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
-from hiblab.kernel import kunit, variants
+from hiblab.kernel import guest, kunit, variants
+from hiblab.series.builds import series_variant
 from hiblab.verdict import FAIL, Verdict
 
 _SUITE = re.compile(r'struct\s+kunit_suite\s+\w+\s*=\s*\{[^}]*?'
@@ -65,12 +66,17 @@ def run_suites(tree: Git, cache: Path, base: str, commit: str,
 	       wanted: Sequence[str], results: Path, jobs: int,
 	       progress: Callable[[str], None]) -> Optional[List[Verdict]]:
 	"""Builds the check kernel of commit in the check worktree
-	(incremental from whatever was built there last), boots it each way
+	(incremental from the topic's build, or from the last stack far
+	from the topic: builds.series_variant()), boots it each way
 	and judges the wanted suites; None when that kernel does not build
 	(not a finding about the tests)."""
 	wt = prepare_worktree(tree, paths.check_worktree(cache, base), commit)
+	check = guest.build_dir_for(guest.GuestRequest(
+		wt.worktree, cache, paths.CHECK_VARIANT, jobs,
+		guest.check_fragments(base)))
 	kernels = variants.Kernels(variants.KernelsRequest(
-		wt.worktree, paths.CHECK_VARIANT, base, cache, jobs), progress)
+		wt.worktree, series_variant(tree, commit, check), base, cache,
+		jobs), progress)
 	try:
 		image = kernels.get(variants.PLAIN)
 	except LabError as e:
