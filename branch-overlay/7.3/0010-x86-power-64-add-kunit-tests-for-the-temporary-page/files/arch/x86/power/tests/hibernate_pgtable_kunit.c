@@ -29,7 +29,7 @@
 #include <asm/suspend.h>
 #include <xen/xen.h>
 
-#include "hibernate.h"
+#include "../hibernate.h"
 
 /* Keeps its pages on a list, so that they can be freed and recognised. */
 struct pgtable_test_alloc {
