@@ -30,6 +30,9 @@ def main(argv: list) -> int:
 	parser.add_argument('--full-matrix', action='store_true',
 			    help='run every check on every mutant (default: '
 			    'cheapest first, each mutant up to its first kill)')
+	parser.add_argument('--lanes', type=int, default=1,
+			    help='mutants judged at once, each in a worktree of '
+			    'its own (make test: 2 for the KUnit mutants)')
 	parser.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
 	args = parser.parse_args(argv)
 	return cli.run('mutants', lambda s: run(s, args))
@@ -59,7 +62,8 @@ def run(session: cli.Session, args: argparse.Namespace) -> int:
 	baseline, outcome = gauntlet.run_gauntlet(
 		gauntlet.GauntletRequest(
 			tree.git, tree.git.rev(overlay.TOPIC), base,
-			session.cache, results, args.jobs, args.full_matrix),
+			session.cache, results, args.jobs, args.full_matrix,
+			max(1, args.lanes)),
 		picked)
 	verdicts = [verdict.Verdict(f'baseline/{v.name}', v.status,
 					v.detail) for v in baseline]

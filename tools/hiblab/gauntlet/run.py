@@ -22,12 +22,22 @@ needs, and must pass them all.
 A mutant whose kernel does not build is killed only by Killed-by: build
 with a log line matching its Build-error:; any other build failure, of
 the check kernel or of a lab variant, is an error: never a kill.
+
+With GauntletRequest.lanes > 1 the mutants run in that many lanes at once,
+each a worktree of its own with its own build directories (the check
+worktree, then paths.worktree(..., LANE_WORKTREE + n)), taking the next
+mutant when done: a mutant's link, KUnit boot and objdump use one core,
+so two lanes keep a two-core machine busy.  The baseline runs first, in
+the check worktree; every lane builds the same commit with the same
+configuration, so its verdicts hold for all of them.
 """
 
 import dataclasses
+import queue
 import shutil
+import threading
 from pathlib import Path
-from typing import Callable, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from hiblab import paths
 from hiblab.errors import LabError
@@ -53,6 +63,11 @@ class GauntletRequest:
 	# Every stage for every mutant, instead of stopping at the first
 	# stage that kills it.
 	full_matrix: bool = False
+	lanes: int = 1		# mutants run at once (module docstring)
+
+
+# The worktrees of the lanes after the first: <name><n>-<base>.
+LANE_WORKTREE = 'check-lane'
 
 
 def boots_needed(mutants: List[Mutant]) -> List[kunit.Boot]:
@@ -178,6 +193,56 @@ def judge_mutant(req: GauntletRequest, wt: Git, m: Mutant,
 			    '', tuple(v.name for v in got))
 
 
+def lane_worktrees(req: GauntletRequest) -> List[Path]:
+	"""The check worktree, then one more per lane."""
+	return [paths.check_worktree(req.cache, req.base)] + \
+		[paths.worktree(req.cache, req.base, f'{LANE_WORKTREE}{n}')
+		 for n in range(2, req.lanes + 1)]
+
+
+def run_lanes(req: GauntletRequest, mutants: List[Mutant],
+	      progress: Callable[[str], None]) -> List[MutantResult]:
+	"""Each mutant judged in the first lane free, the results in the
+	order of mutants.  A lane's worktree is made before the lanes start
+	(git worktree add takes the repository's lock)."""
+	todo: 'queue.Queue[Tuple[int, Mutant]]' = queue.Queue()
+	for n, m in enumerate(mutants):
+		todo.put((n, m))
+	done: Dict[int, MutantResult] = {}
+	lock = threading.Lock()
+
+	def say(line: str) -> None:
+		with lock:
+			progress(line)
+
+	def lane(path: Path) -> None:
+		while True:
+			try:
+				n, m = todo.get_nowait()
+			except queue.Empty:
+				return
+			say(f'mutants: [{n + 1}/{len(mutants)}] {m.name} '
+			    f'(in {path.name})')
+			try:
+				wt = prepare_worktree(req.tree, path, req.commit)
+				apply(wt, m)
+				done[n] = judge_mutant(req, wt, m, say)
+			except Exception as e:	# not a kill: this mutant's error
+				done[n] = MutantResult(m, (), f'stopped: {e!r}')
+	paths_ = lane_worktrees(req)[:max(1, min(req.lanes, len(mutants)))]
+	for path in paths_:
+		prepare_worktree(req.tree, path, req.commit)
+	threads = [threading.Thread(target=lane, args=(p,), name=p.name)
+		   for p in paths_]
+	for t in threads:
+		t.start()
+	for t in threads:
+		t.join()
+	for path in paths_:
+		prepare_worktree(req.tree, path, req.commit)
+	return [done[n] for n in range(len(mutants))]
+
+
 def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 		 progress: Callable[[str], None] = print
 		 ) -> Tuple[List[Verdict], List[MutantResult]]:
@@ -193,11 +258,4 @@ def run_gauntlet(req: GauntletRequest, mutants: List[Mutant],
 				f'does not build ({error})')], []
 	baseline = run_stages(base_checks, boots_needed(mutants),
 			      lab_scenarios(mutants))
-	results = []
-	for n, m in enumerate(mutants, 1):
-		progress(f'mutants: [{n}/{len(mutants)}] {m.name}')
-		wt = prepare_worktree(req.tree, wt_path, req.commit)
-		apply(wt, m)
-		results.append(judge_mutant(req, wt, m, progress))
-	prepare_worktree(req.tree, wt_path, req.commit)
-	return baseline, results
+	return baseline, run_lanes(req, mutants, progress)

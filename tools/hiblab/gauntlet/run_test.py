@@ -3,9 +3,12 @@
 """The gauntlet's order: cheapest stage first, a mutant up to its first
 kill, every stage with --full-matrix or for the baseline."""
 
+import threading
+import time
 import unittest
 from pathlib import Path
 from typing import List
+from unittest import mock
 
 from hiblab.gauntlet import mutants, run
 from hiblab.kernel import kunit
@@ -78,6 +81,46 @@ class MatrixTest(unittest.TestCase):
 		matrix = mutants.kill_matrix([stopped]).splitlines()
 		self.assertEqual(matrix[0].split(), ['kunit/x', 'lab/smoke/x'])
 		self.assertEqual(matrix[1].split(), ['m', 'X', '-', 'killed'])
+
+
+class LanesTest(unittest.TestCase):
+	def test_mutants_share_the_lanes_and_keep_their_order(self) -> None:
+		req = run.GauntletRequest(None, 'c', '7.3', Path('/c'), Path('/r'),
+					  2, lanes=2)
+		ms = [mutants.Mutant(f'm{n}', Path(f'm{n}.patch'), 'a bug',
+				     ('kunit/x',)) for n in range(5)]
+		where = {}
+		both = threading.Barrier(2, timeout=5)
+
+		class Tree:
+			def __init__(self, path: Path) -> None:
+				self.worktree = path
+
+		def judge(req, wt, m, say):
+			where[m.name] = wt.worktree.name
+			if m.name in ('m0', 'm1'):
+				both.wait()	# two lanes at once, or this times out
+			time.sleep(0.01)
+			if m.name == 'm3':
+				raise RuntimeError('a bug')
+			return mutants.MutantResult(m, ('kunit/x',))
+		with mock.patch.object(run, 'prepare_worktree',
+				       lambda git, path, c: Tree(path)), \
+		     mock.patch.object(run, 'apply', lambda wt, m: None), \
+		     mock.patch.object(run, 'judge_mutant', judge):
+			got = run.run_lanes(req, ms, lambda s: None)
+		self.assertEqual([r.mutant.name for r in got],
+				 [m.name for m in ms])
+		self.assertEqual(set(where.values()),
+				 {'check-7.3', 'check-lane2-7.3'})
+		self.assertTrue(got[0].killed and got[4].killed)
+		self.assertEqual(got[3].error, "stopped: RuntimeError('a bug')")
+
+	def test_one_lane_is_the_check_worktree(self) -> None:
+		req = run.GauntletRequest(None, 'c', '7.3', Path('/c'), Path('/r'),
+					  2)
+		self.assertEqual(run.lane_worktrees(req),
+				 [Path('/c/worktrees/check-7.3')])
 
 
 if __name__ == '__main__':
