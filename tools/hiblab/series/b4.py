@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from hiblab.base.pins import BasePin
 from hiblab.errors import LabError
 from hiblab.series.identity import Identity
 from hiblab.series.runs import Run, judge_finished, run_logged
@@ -37,6 +38,19 @@ def cover_template(base_commit: str, prerequisite_ids: Sequence[str],
 		f'{words}base-commit: {base_commit}\n{prereq}'
 		'change-id: ${change_id}\n\nBest regards,\n-- \n'
 		'${signature}\n')
+
+
+def based_on(pin: BasePin, prerequisites: Sequence[str]) -> str:
+	"""The cover letter's words on its base, in terms a maintainer can
+	resolve: the upstream version and the package it came from, since
+	base-commit: is the import of that package, not an upstream id."""
+	line = (f'Based on v{pin.kernel_version} as Debian\'s {pin.package} '
+		f'{pin.package_version} ships it (base-commit: is that source '
+		'imported as one commit, not an upstream id)')
+	if prerequisites:
+		line += '; first the prerequisite patches of the series named ' \
+			'above (prerequisite-patch-id:)'
+	return line + '.'
 
 
 def b4_env(author: Identity, cover: Optional[Path] = None,

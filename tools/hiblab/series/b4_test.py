@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hiblab import paths
 from hiblab.base import overlay
+from hiblab.base.pins import BasePin
 from hiblab.errors import LabError
 from hiblab.series import b4, catalog
 from hiblab.series.captures import MADE, RUN, logged_runs
@@ -60,6 +61,21 @@ class CoverTest(unittest.TestCase):
 			      '\nprerequisite-patch-id: ' + '2' * 40 +
 			      '\nchange-id: ${change_id}\n', tail)
 		self.assertTrue(tail.startswith('${cover}\n'))
+
+
+class BasedOnTest(unittest.TestCase):
+	def test_the_base_is_named_upstream_and_by_package(self) -> None:
+		pin = BasePin('7.3', 'linux-source-7.3', '7.3.4-1~bpo13+1',
+			      Path('/t.tar.xz'), 'ab', '7.3.4')
+		self.assertEqual(b4.based_on(pin, []),
+				 "Based on v7.3.4 as Debian's linux-source-7.3 "
+				 '7.3.4-1~bpo13+1 ships it (base-commit: is that '
+				 'source imported as one commit, not an upstream '
+				 'id).')
+		self.assertTrue(b4.based_on(pin, ['ident-map']).endswith(
+			'; first the prerequisite patches of the series named '
+			'above (prerequisite-patch-id:).'))
+		self.assertNotIn('ident-map', b4.based_on(pin, ['ident-map']))
 
 
 if __name__ == '__main__':

@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Set
 
 from hiblab import paths
+from hiblab.base import pins
 from hiblab.errors import LabError
 from hiblab.git import Git, prepare_worktree
-from hiblab.series.b4 import B4Prep, check_cover, cover_template
+from hiblab.series.b4 import B4Prep, based_on, check_cover, cover_template
 from hiblab.series.builds import CommitBuilds, judge_build
 from hiblab.series.catalog import SeriesDef, pick
 from hiblab.series.checkpatch import (judge_checkpatch, justified_findings,
@@ -98,9 +99,9 @@ class Series:
 		template = self.log('cover-template.txt')
 		template.write_text(cover_template(
 			stack.pristine, stack.prerequisite_ids,
-			f'Based on {self.req.base_name} as imported here; '
-			'prerequisites: ' + (', '.join(stack.prerequisites) or
-					     'none') + '.'))
+			based_on(pins.read_pin(paths.base_pin_file(self.req.repo),
+					       self.req.base_name),
+				 stack.prerequisites)))
 		return B4Prep(self.wt_path, self.log('b4.log'), self.sender,
 			      template)
 

@@ -10,8 +10,8 @@
  * it and jumps through the text mapping.  The tests build the tables with
  * __set_up_temporary_mappings() in pages of their own and translate
  * addresses through them as the CPU would; they never load them.  They
- * run in the paging mode of the test kernel: plain kunit.py boots 4-level
- * paging, --qemu_args='-cpu max' 5-level.
+ * run in the paging mode of the test kernel: kunit.py run --arch=x86_64
+ * boots 4-level paging, with --qemu_args='-cpu max' 5-level.
  */
 
 #include <kunit/test.h>
