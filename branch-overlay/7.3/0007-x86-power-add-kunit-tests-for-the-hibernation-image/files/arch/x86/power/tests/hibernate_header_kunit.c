@@ -160,6 +160,8 @@ static const u8 header_fixture[] = {
 	0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* pgtable_levels */
 };
 
+static_assert(sizeof(header_fixture) == sizeof(struct restore_data_record));
+
 /* The bytes an image kernel writes are read back field by field. */
 static void header_check_decodes_fixture(struct kunit *test)
 {
