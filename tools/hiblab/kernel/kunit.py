@@ -11,6 +11,8 @@ through unchanged.
 import dataclasses
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -240,6 +242,23 @@ class KunitRun:
 	log: Path
 	args: List[str]		# subcommand first
 	jobs: int
+	# 'tcg': kunit_tool's QEMU with TCG only (TCG_ONLY); 'kvm': its own
+	# order, KVM first.  A nested /dev/kvm opens but does not run guests.
+	accel: str = 'tcg'
+
+
+# kunit_tool's qemu-system-x86_64 when KunitRun.accel is 'tcg'.
+TCG_ONLY = Path(__file__).parent / 'tcg-only'
+
+
+def accel_env(env: Dict[str, str], accel: str) -> Dict[str, str]:
+	"""kunit_tool's environment for the accelerator: for 'tcg', TCG_ONLY
+	first in PATH, the real QEMU named for it."""
+	real = shutil.which('qemu-system-x86_64', path=env.get('PATH'))
+	if accel != 'tcg' or not real:
+		return env
+	return dict(env, PATH=f'{TCG_ONLY}{os.pathsep}{env.get("PATH", "")}',
+		    HIBLAB_REAL_QEMU=real)
 
 
 def run_kunit(run: KunitRun, prefix: str = 'kunit',
@@ -254,8 +273,13 @@ def run_kunit(run: KunitRun, prefix: str = 'kunit',
 	cmd = kunit_command(run.tree, run.cache, run.base, run.results, run.args,
 			    run.jobs)
 	cmd.prepare()
-	env = dict(ccache.env(run.cache), PYTHONDONTWRITEBYTECODE='1')
+	env = accel_env(dict(ccache.env(run.cache),
+			     PYTHONDONTWRITEBYTECODE='1'), run.accel)
 	with run.log.open('w') as f:
+		f.write(f'accel: {run.accel}' + (
+			f' (QEMU through {TCG_ONLY}: kunit_tool\'s -accel kvm '
+			'and hvf dropped)' if 'HIBLAB_REAL_QEMU' in env else '') +
+			'\n')
 		f.write(f'$ {" ".join(cmd.argv)}\n')
 		f.flush()
 		rc = subprocess.run([sys.executable] + cmd.argv, cwd=run.tree,

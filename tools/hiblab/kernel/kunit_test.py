@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """kunit_tool's JSON, the build directories, the verdicts."""
 
+import os
+import subprocess
 import tempfile
 import unittest
 import unittest.mock
@@ -183,6 +185,35 @@ class KunitTest(unittest.TestCase):
 			bad = kunit.kunit_verdicts(0, path)
 			self.assertEqual([v.name for v in bad], ['kunit'])
 			self.assertNotIn('(see', bad[0].detail)
+
+
+class TcgOnlyTest(unittest.TestCase):
+	# kunit_tool 7.3's QEMU command line (kunit_kernel.py), shortened.
+	ARGV = ['-nodefaults', '-m', '1024', '-no-reboot', '-accel', 'kvm',
+		'-accel', 'hvf', '-accel', 'tcg', '-serial', 'stdio']
+
+	def test_the_wrapper_keeps_only_tcg(self) -> None:
+		env = dict(os.environ, HIBLAB_REAL_QEMU='/bin/echo')
+		out = subprocess.run([str(kunit.TCG_ONLY / 'qemu-system-x86_64')] +
+				     self.ARGV, env=env, stdout=subprocess.PIPE,
+				     text=True, check=True).stdout
+		self.assertEqual(out.split(), ['-nodefaults', '-m', '1024',
+					       '-no-reboot', '-accel', 'tcg',
+					       '-serial', 'stdio'])
+
+	def test_tcg_puts_the_wrapper_first_in_path(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			qemu = Path(d) / 'qemu-system-x86_64'
+			qemu.write_text('#!/bin/sh\n')
+			qemu.chmod(0o755)
+			env = {'PATH': d}
+			got = kunit.accel_env(env, 'tcg')
+			self.assertEqual(got['PATH'], f'{kunit.TCG_ONLY}:{d}')
+			self.assertEqual(got['HIBLAB_REAL_QEMU'], str(qemu))
+			self.assertEqual(kunit.accel_env(env, 'kvm'), env)
+			self.assertEqual(kunit.accel_env({'PATH': '/nonexistent'},
+							 'tcg'),
+					 {'PATH': '/nonexistent'})
 
 
 if __name__ == '__main__':
