@@ -29,7 +29,7 @@ static unsigned long header_test_pgtable_levels(void)
 	return (__read_cr4() & X86_CR4_LA57) ? 5 : 4;
 }
 
-/* A memory map of three entries: RAM, a hole, RAM up to 1 GiB. */
+/* RAM below 640K, a reserved range, RAM from 1M to 1G - 128K. */
 static struct e820_table *header_fixture_e820(struct kunit *test)
 {
 	struct e820_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);

@@ -47,7 +47,7 @@ static int header_check(const struct restore_data_record *rdr,
 	return hibernation_header_check(rdr, table, header_test_end_pfn());
 }
 
-/* A memory map of three entries: RAM, a hole, RAM up to 1 GiB. */
+/* RAM below 640K, a reserved range, RAM from 1M to 1G - 128K. */
 static struct e820_table *header_fixture_e820(struct kunit *test)
 {
 	struct e820_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
