@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""`make test`: the checks of every base in order, one verdict line each,
-and the closing 'N passed, N failed' line."""
+"""`make test`: the checks of every base (side by side, or in turn for
+make test-all), one verdict line each, and the closing 'N passed, N failed'
+line."""
 
 import dataclasses
 import sys
