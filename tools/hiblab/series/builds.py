@@ -171,7 +171,7 @@ class CommitBuilds:
 				build.mkdir(parents=True, exist_ok=True)
 				ccache.start_stats(build)
 				start = time.monotonic()
-				b = self.run_build(build_wt, b, fragments)
+				b = self.run_build(build_wt, b, fragments, build)
 				self.progress(f'series: {n}/{len(commits)} ({label}): '
 					      f'{time.monotonic() - start:.0f}s; '
 					      f'{ccache.build_stats(build).line()}')
@@ -211,13 +211,13 @@ class CommitBuilds:
 			self.req.cache, f'series-{label}-{self.req.base_name}')
 
 	def run_build(self, wt: Git, b: BuildRun,
-		      fragments: Tuple[Path, ...]) -> BuildRun:
-		"""Builds b.commit (checked out in wt) with the fragments, then
-		W=1 on the objects of the touched files at its parent and at
-		it; b comes back with the runs filled in."""
+		      fragments: Tuple[Path, ...], build: Path) -> BuildRun:
+		"""Builds b.commit (checked out in wt) with the fragments in
+		build (build_dir(): made once per commit, since choosing it
+		reads every .cmd file of the check build), then W=1 on the
+		objects of the touched files at its parent and at it; b comes
+		back with the runs filled in."""
 		tree = wt.worktree
-		build = self.build_dir(tree, b.label, fragments, b.commit)
-		build.mkdir(parents=True, exist_ok=True)
 		merged = build / 'hiblab-fragment.config'
 		merged.write_text(merged_fragments(fragments))
 		# CC as every other build of the directory has it (ccache), or
