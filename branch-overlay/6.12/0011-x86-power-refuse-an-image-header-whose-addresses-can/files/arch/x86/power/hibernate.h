@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The x86 part of the hibernation image header, and the helpers of the
- * restore path that the KUnit suites call.
+ * The x86 part of the hibernation image header, and the helpers that the
+ * KUnit suites call: the header's encoder and check, and the builder of
+ * the restore's temporary page tables.
  *
  * The image kernel writes this record and the restore kernel, which need
  * not be the same binary, reads it back: it is an ABI between two kernels.

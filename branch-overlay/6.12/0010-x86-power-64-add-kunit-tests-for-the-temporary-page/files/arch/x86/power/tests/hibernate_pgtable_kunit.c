@@ -10,8 +10,8 @@
  * it and jumps through the text mapping.  The tests build the tables with
  * __set_up_temporary_mappings() in pages of their own and translate
  * addresses through them as the CPU would; they never load them.  They
- * run in the paging mode of the test kernel: plain kunit.py boots 4-level
- * paging, --qemu_args='-cpu max' 5-level.
+ * run in the paging mode of the test kernel: kunit.py run --arch=x86_64
+ * boots 4-level paging, with --qemu_args='-cpu max' 5-level.
  */
 
 #include <kunit/test.h>
@@ -19,17 +19,19 @@
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/list.h>
+#include <linux/memory_hotplug.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/processor.h>
 #include <linux/range.h>
 #include <linux/sizes.h>
+#include <asm/e820/types.h>
 #include <asm/init.h>
 #include <asm/page.h>
 #include <asm/suspend.h>
 #include <xen/xen.h>
 
-#include "hibernate.h"
+#include "../hibernate.h"
 
 /* Keeps its pages on a list, so that they can be freed and recognised. */
 struct pgtable_test_alloc {
@@ -319,24 +321,33 @@ static void pgtable_direct_map_covers_ram(struct kunit *test)
 /*
  * The tables the restore would build on this machine: its own
  * restore_registers() as the entry point and its pfn_mapped at
- * __PAGE_OFFSET.  The globals are only read.
+ * __PAGE_OFFSET.  The globals are only read, into a copy taken with
+ * memory hotplug held off, which changes them.
  */
 static void pgtable_maps_this_kernel(struct kunit *test)
 {
 	unsigned long jump = (unsigned long)restore_registers;
 	unsigned long phys = __pa_symbol(restore_registers);
+	struct range *ranges;
 	phys_addr_t start, end;
 	pgd_t *pgd;
-	int i;
+	int i, nr;
 
-	pgd = pgtable_test_build(test, __PAGE_OFFSET, jump, phys, pfn_mapped,
-				 nr_pfn_mapped);
+	ranges = kunit_kmalloc_array(test, E820_MAX_ENTRIES, sizeof(*ranges),
+				     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ranges);
+	get_online_mems();
+	nr = nr_pfn_mapped;
+	memcpy(ranges, pfn_mapped, nr * sizeof(*ranges));
+	put_online_mems();
+
+	pgd = pgtable_test_build(test, __PAGE_OFFSET, jump, phys, ranges, nr);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pgd);
 
 	pgtable_test_expect_mapped(test, pgd, jump, phys, false);
-	for (i = 0; i < nr_pfn_mapped; i++) {
-		start = PFN_PHYS(pfn_mapped[i].start);
-		end = PFN_PHYS(pfn_mapped[i].end);
+	for (i = 0; i < nr; i++) {
+		start = PFN_PHYS(ranges[i].start);
+		end = PFN_PHYS(ranges[i].end);
 		pgtable_test_expect_mapped(test, pgd, __PAGE_OFFSET + start,
 					   start, true);
 		pgtable_test_expect_mapped(test, pgd, __PAGE_OFFSET + end - 1,
