@@ -65,8 +65,6 @@ ONLY_7_3 = ('7.3',)
 # 6.12 with mainline's cpuhp_smt_enable() grafted on; 7.3 has the real code
 # (2066f00e5b2d).
 MAINLINE_CORE_ONLINE = Build(patch='mainline-core-online', bases=ONLY_6_12)
-# The same, and an mwait_play_dead() that never answers the MWAIT kick.
-MWAIT_DEAF = Build(patch='mainline-core-online-mwait-deaf', bases=ONLY_6_12)
 LOCKDEP_TRACE = Build(config='lockdep-trace')
 FOREIGN_RESTORE_MAGIC = Build(patch='foreign-restore-magic')
 # The series' kernel with the image header code of a kernel before the

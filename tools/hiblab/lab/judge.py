@@ -19,12 +19,6 @@ from hiblab.lab.scenarios import Scenario, pattern_mb
 from hiblab.lab.positions import paging, parking
 from hiblab.verdict import FAIL, PASS, SKIP, Verdict, check
 
-# Where a non-boot CPU may be while the image is copied: halted right after
-# a HLT in hlt_play_dead() (resume_play_dead) or in the HLT loop that
-# smp_kick_mwait_play_dead() moves mwait_play_dead() to (inlined into
-# native_play_dead()).  Both functions also hold code that is not a safe
-# place (the MWAIT loop), so the instruction before the PC must be HLT.
-PARKING_FUNCTIONS = ('hlt_play_dead', 'mwait_play_dead', 'native_play_dead')
 # Every check a cycle reports; with several cycles, those after the image
 # boot are named cycle<N>/<check>.  gauntlet.checknames builds on this list.
 CHECKS = ('cycle', 'image-boot', 'image-saved', 'save-refused',

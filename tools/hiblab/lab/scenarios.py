@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 from hiblab.kernel.variants import (DEBIAN, DEBIAN_6_12,
 				    FOREIGN_RESTORE_MAGIC, HEADER_BEFORE_LEVELS,
 				    LOCKDEP_TRACE, MAINLINE_CORE_ONLINE,
-				    MWAIT_DEAF, ONLY_6_12, ONLY_7_3, PLAIN,
+				    ONLY_6_12, ONLY_7_3, PLAIN,
 				    SERIES_6_12, Build)
 from hiblab.lab.swap import DAMAGED_WORDS
 
@@ -105,13 +105,6 @@ SCENARIOS: Dict[str, Scenario] = {s.name: s for s in (
 		 'kernel, whose cpuhp_smt_enable() follows mainline and leaves '
 		 'it offline', offline_restore='3', build=MAINLINE_CORE_ONLINE,
 		 bases=ONLY_6_12),
-	Scenario('offline-restore-mwait-deaf', 'CPU 3 offlined in the '
-		 'restore kernel of offline-restore-mainline, whose '
-		 'mwait_play_dead() never answers the kick: the restore is '
-		 'refused, not copied over a CPU in MWAIT', offline_restore='3',
-		 build=MWAIT_DEAF, bases=ONLY_6_12, hlt_proof=False,
-		 refusal='An offline CPU did not leave MWAIT, not restoring',
-		 restore_says=('CPU3 is stuck in mwait_play_dead()',)),
 	Scenario('smt-nosmt', 'SMT topology (2 cores x 2 threads), restore '
 		 'kernel booted with nosmt', topology='cores=2,threads=2',
 		 cmdline_restore='nosmt'),

@@ -346,28 +346,21 @@ int hibernate_resume_nonboot_cpu_disable(void)
 	 * Those will be put to proper (not interfering with hibernation
 	 * resume) sleep afterwards, and the resumed kernel will decide itself
 	 * what to do with them.
+	 *
+	 * cpuhp_smt_enable() skips a CPU whose core's primary thread is
+	 * offline, and so every offline CPU of a machine without SMT.  Bring
+	 * those up too: the play_dead() they entered may be MWAIT, or a HLT
+	 * or I/O port loop in text that the image is about to overwrite.
 	 */
 	ret = cpuhp_smt_enable();
+	if (ret)
+		return ret;
+	ret = cpuhp_online_booted_cpus();
 	if (ret)
 		return ret;
 	smp_ops.play_dead = resume_play_dead;
 	ret = freeze_secondary_cpus(0);
 	smp_ops.play_dead = play_dead;
-	if (ret)
-		return ret;
-
-	/*
-	 * cpuhp_smt_enable() does not online every offline CPU: it skips
-	 * CPUs on offline nodes and CPUs whose core the architecture reports
-	 * offline.  Those are still in the play_dead they entered when they
-	 * went down: mwait_play_dead() if a cpuidle driver's enter_dead()
-	 * put them there.  Move them to its HLT loop, as kexec does.  Unlike
-	 * kexec, a restore can wait for them, and must not copy the image
-	 * over a CPU that may still be in MWAIT.
-	 */
-	ret = smp_kick_mwait_play_dead(USEC_PER_SEC);
-	if (ret)
-		pr_err("x86/pm: An offline CPU did not leave MWAIT, not restoring the image\n");
 	return ret;
 }
 #endif
