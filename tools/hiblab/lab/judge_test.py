@@ -282,13 +282,13 @@ class CapturedCycleTest(unittest.TestCase):
 		self.assertEqual(v['refused'].status, FAIL)
 
 	def test_a_refusal_the_restore_kernel_announces(self) -> None:
-		# A capture of patch 0008 v3 on 6.12 (variant
-		# mainline-core-online-mwait-deaf, both retired with v4): CPU 3
-		# never left MWAIT, the restore was refused and the kernel booted
-		# on.  It keeps the judge's refusal and restore_says honest: the
+		# A capture of an earlier patch 0008 on 6.12 that refused the
+		# restore when a kicked CPU did not answer (variant
+		# mainline-core-online-mwait-deaf; both are retired): CPU 3 never
+		# left MWAIT, the restore was refused and the kernel booted on.  It keeps the judge's refusal and restore_says honest: the
 		# announced line is expected there, not a splat.
 		deaf = scenarios.Scenario(
-			'offline-restore-mwait-deaf', 'v3 refused the restore',
+			'offline-restore-mwait-deaf', 'a refused restore',
 			offline_restore='3', bases=('6.12',), hlt_proof=False,
 			refusal='An offline CPU did not leave MWAIT, not restoring',
 			restore_says=('CPU3 is stuck in mwait_play_dead()',))

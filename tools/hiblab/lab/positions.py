@@ -10,13 +10,11 @@ from hiblab.lab.records import VCpuRecord
 from hiblab.verdict import Verdict, check
 
 # Where a non-boot CPU may be while the image is copied: halted right after
-# the HLT in hlt_play_dead(), where resume_play_dead() parks every CPU the
-# freeze takes down, and the restore brings every CPU that has been up
-# through the freeze (patch 0008).  The HLT loop that kexec's
-# smp_kick_mwait_play_dead() moves mwait_play_dead() to is not one: a CPU
-# there never went through the freeze.  The instruction before the PC
-# must be HLT.
-PARKING_FUNCTIONS = ('hlt_play_dead',)
+# a HLT in hlt_play_dead() (resume_play_dead) or in the HLT loop that
+# smp_kick_mwait_play_dead() moves mwait_play_dead() to (inlined into
+# native_play_dead()).  Both functions also hold code that is not a safe
+# place (the MWAIT loop), so the instruction before the PC must be HLT.
+PARKING_FUNCTIONS = ('hlt_play_dead', 'mwait_play_dead', 'native_play_dead')
 
 
 # The paging level, from the guest: CR4.LA57 of the vCPU at the restore

@@ -80,7 +80,7 @@ class CatalogTest(unittest.TestCase):
 			found = catalog.read_catalog(paths.REPO_ROOT, base, steps)
 			with self.subTest(base=base):
 				self.assertEqual(bool(found[0].hold), base == '6.12')
-				self.assertIn('offline-cpus', [s.name for s in found])
+				self.assertIn('mwait-kick', [s.name for s in found])
 
 
 if __name__ == '__main__':

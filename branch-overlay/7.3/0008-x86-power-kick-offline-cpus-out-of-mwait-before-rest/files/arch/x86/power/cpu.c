@@ -7,8 +7,6 @@
  * Copyright (c) 2001 Patrick Mochel <mochel@osdl.org>
  */
 
-#include <linux/cpu.h>
-#include <linux/device.h>
 #include <linux/suspend.h>
 #include <linux/export.h>
 #include <linux/smp.h>
@@ -312,35 +310,6 @@ static void __noreturn resume_play_dead(void)
 	hlt_play_dead();
 }
 
-/*
- * cpuhp_smt_enable() does not bring up a CPU whose core's primary thread is
- * offline, and so on a machine without SMT no offline CPU at all.  Such a
- * CPU is still in the play_dead() it entered when it went down, which may be
- * mwait_play_dead() or acpi_idle_play_dead()'s I/O port loop.  Bring up every
- * offline CPU that has been started once, so that the freeze parks it in
- * resume_play_dead() with the others.  A CPU that was never started, or that
- * does not come up, is left as it is.
- *
- * device_online() keeps the CPU's sysfs state right.  It needs the device
- * hotplug lock, which both callers of hibernation_restore() hold.
- */
-static void resume_online_booted_cpus(void)
-{
-	unsigned int cpu;
-	int ret;
-
-	for_each_cpu_andnot(cpu, &cpus_booted_once_mask, cpu_online_mask) {
-		struct device *dev = get_cpu_device(cpu);
-
-		if (!cpu_present(cpu) || !dev)
-			continue;
-		ret = device_online(dev);
-		if (ret < 0)
-			pr_warn("PM: CPU%u stays offline during the restore: %d\n",
-				cpu, ret);
-	}
-}
-
 int hibernate_resume_nonboot_cpu_disable(void)
 {
 	void (*play_dead)(void) = smp_ops.play_dead;
@@ -365,11 +334,20 @@ int hibernate_resume_nonboot_cpu_disable(void)
 	ret = cpuhp_smt_enable();
 	if (ret)
 		return ret;
-	resume_online_booted_cpus();
 	smp_ops.play_dead = resume_play_dead;
 	ret = freeze_secondary_cpus(0);
 	smp_ops.play_dead = play_dead;
-	return ret;
+	if (ret)
+		return ret;
+
+	/*
+	 * cpuhp_smt_enable() does not bring up a CPU whose core's primary
+	 * thread is offline, so such a CPU may still be in mwait_play_dead(),
+	 * monitoring memory that the image is about to overwrite.  Move it to
+	 * the HLT loop there, as kexec does.
+	 */
+	smp_kick_mwait_play_dead();
+	return 0;
 }
 #endif
 
