@@ -324,12 +324,13 @@ int hibernate_resume_nonboot_cpu_disable(void)
 	 * any more at that point (the page tables used by it previously may
 	 * have been overwritten by hibernate image data).
 	 *
-	 * First, make sure that we wake up all the potentially disabled SMT
+	 * First, make sure that we wake up the potentially disabled SMT
 	 * threads which have been initially brought up and then put into
 	 * mwait/cpuidle sleep.
 	 * Those will be put to proper (not interfering with hibernation
 	 * resume) sleep afterwards, and the resumed kernel will decide itself
-	 * what to do with them.
+	 * what to do with them.  The CPUs that cpuhp_smt_enable() leaves
+	 * offline are kicked out of mwait after the freeze, below.
 	 */
 	ret = cpuhp_smt_enable();
 	if (ret)
