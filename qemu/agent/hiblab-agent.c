@@ -90,6 +90,7 @@
  */
 
 #include <stdbool.h>
+#include <asm/ioctls.h>
 #include <linux/elf.h>
 #include <linux/mman.h>
 
@@ -238,6 +239,15 @@ static void say(const char *f, ...)
 	write(proto_fd, buf, n);
 	if (!on_console && proto_fd != 1)
 		write(1, buf, n);
+	/*
+	 * write() returns once the line is in the tty's buffer; the UART
+	 * sends it later.  A power-off, a snapshot or the jump into the
+	 * image right after would lose it (seen on a loaded host: "done"
+	 * missing on ttyS1), so tcdrain() before going on.
+	 */
+	if (!on_console)
+		ioctl(proto_fd, TCSBRK, 1);
+	ioctl(1, TCSBRK, 1);
 }
 
 static const char *find(const char *hay, const char *needle)

@@ -147,10 +147,54 @@ def first(events: List[Event], name: str) -> Optional[Event]:
 	return next((e for e in events if e.name == name), None)
 
 
+# What a stack dump prints between the line that says why it was printed and
+# its "Call Trace:" (dump_stack_print_info(), show_regs()).
+_DUMP_HEADER = re.compile(r'(CPU: \d+ |Hardware name: |Workqueue: |Tainted: |'
+			  r'Modules linked in:|Sched_ext: |RIP: |Code: |RSP: |'
+			  r'RAX: |RDX: |RBP: |R\d+ ?: |FS: |CS: |CR2: |DR\d: |'
+			  r'PKRU: |-+\[ cut here \]-+)')
+
+
 def splats(lines: Iterable[str]) -> List[str]:
-	"""Kernel log lines that report a warning, bug, oops or lockdep splat."""
-	return [l.rstrip() for l in lines if MARK not in l and
-		any(s in l for s in SPLATS)]
+	"""Kernel log lines that report a warning, bug, oops or lockdep splat.
+
+	A "Call Trace:" comes with the line above its dump's header, which
+	says why the stack was dumped: a dump_stack() has no splat line of its
+	own."""
+	kernel = [kernel_text(l) for l in lines]
+	found = []
+	for i, l in enumerate(kernel):
+		if not any(s in l for s in SPLATS):
+			continue
+		if 'Call Trace:' in l:
+			why = next((k for k in reversed(kernel[:i]) if k and
+				    not _DUMP_HEADER.match(_message(k))), '')
+			l = f'{why} ... {l}' if why else l
+		found.append(l)
+	return found
+
+
+# A printk line's start, wherever the console put it.
+_STAMP_ANYWHERE = re.compile(r'\[\s*\d+\.\d+\]\s')
+
+
+def kernel_text(line: str) -> str:
+	"""The kernel's part of a console line.
+
+	The console interleaves the agent's writes with printk's: kernel text
+	may come before an agent line, and a kernel line may start in the
+	middle of one (a WARNING: header hidden there would leave its Call
+	Trace without a cause)."""
+	if MARK not in line:
+		return line.rstrip()
+	before, agent = line.split(MARK, 1)
+	m = _STAMP_ANYWHERE.search(agent)
+	return (before + (agent[m.start():] if m else '')).rstrip()
+
+
+def _message(line: str) -> str:
+	m = _STAMP.match(line.strip())
+	return m.group(2) if m else line.strip()
 
 
 def kernel_stamps(lines: Iterable[str], needles: Dict[str, str]

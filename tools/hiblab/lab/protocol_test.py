@@ -55,6 +55,45 @@ class ProtocolTest(unittest.TestCase):
 			lines, {'snapshot': 'Creating image', 'off': 'Power down',
 				'none': 'absent'}), {'snapshot': 3.1, 'off': 4.0})
 
+	# A real oops (a captured cycle: an int3 from a text-poke race in
+	# Debian's 6.12 kernel), as the console may interleave it.
+	INT3 = (Path(__file__).parent / 'test_data' / 'cycles' /
+		'6.12-topic-to-debian-int3' / 'boot2-restore-console.log')
+
+	def oops_log(self) -> list:
+		lines = self.INT3.read_text().splitlines()
+		i = next(i for i, l in enumerate(lines) if 'Oops: int3' in l)
+		return lines, i
+
+	def test_a_kernel_line_inside_an_agent_line_is_kernel_output(self) -> None:
+		# Captured (7.3-topic-5-to-debian-4): the agent's line was cut by
+		# printk's.
+		line = ('HIBLAB swap dev=[    1.286642] Adding 1048572k swap on '
+			'/dev/vda.  Priority:-1 extents:1 across:1048572k ')
+		self.assertEqual(protocol.kernel_text(line),
+				 '[    1.286642] Adding 1048572k swap on /dev/vda.'
+				 '  Priority:-1 extents:1 across:1048572k')
+		self.assertEqual(protocol.kernel_text('HIBLAB say WARNING: x=1'),
+				 '')
+		self.assertEqual(protocol.kernel_text(
+			'[    2.0] x: y HIBLAB hello mode=image'), '[    2.0] x: y')
+
+	def test_a_splat_header_cut_into_an_agent_line_is_found(self) -> None:
+		lines, i = self.oops_log()
+		oops = lines[i]
+		lines[i] = 'HIBLAB workers-c' + oops
+		found = protocol.splats(lines)
+		self.assertEqual(found[0], oops)
+		self.assertEqual(found[1], oops + ' ... [    1.317823] Call Trace:')
+
+	def test_a_dump_without_a_splat_line_names_its_cause(self) -> None:
+		# As a dump_stack() prints it: the header, no WARNING: or Oops.
+		lines, i = self.oops_log()
+		del lines[i]
+		self.assertEqual(protocol.splats(lines)[0],
+				 '[    1.308311] integrity: Machine keyring initialized'
+				 ' ... [    1.317823] Call Trace:')
+
 
 class AgentTableTest(unittest.TestCase):
 	"""The agent sends what the table says, and its comment is the table."""
