@@ -341,10 +341,10 @@ int hibernate_resume_nonboot_cpu_disable(void)
 		return ret;
 
 	/*
-	 * cpuhp_smt_enable() leaves CPUs on offline nodes, and CPUs whose
-	 * core's primary thread is offline, offline.  Such a CPU may still
-	 * be in mwait_play_dead(), monitoring memory that the image is about
-	 * to overwrite.  Move it to the HLT loop there, as kexec does.
+	 * cpuhp_smt_enable() does not bring up a CPU whose core's primary
+	 * thread is offline.  Such a CPU may still be in mwait_play_dead(),
+	 * monitoring memory that the image is about to overwrite.  Move it
+	 * to the HLT loop there, as kexec does.
 	 */
 	smp_kick_mwait_play_dead();
 	return 0;
