@@ -246,8 +246,8 @@ static void say(const char *f, ...)
 	 * missing on ttyS1), so tcdrain() before going on.
 	 */
 	if (!on_console)
-		ioctl(proto_fd, TCSBRK, 1);
-	ioctl(1, TCSBRK, 1);
+		ioctl(proto_fd, TCSBRK, (void *)1);
+	ioctl(1, TCSBRK, (void *)1);
 }
 
 static const char *find(const char *hay, const char *needle)
