@@ -60,7 +60,7 @@ class ProtocolTest(unittest.TestCase):
 	INT3 = (Path(__file__).parent / 'test_data' / 'cycles' /
 		'6.12-topic-to-debian-int3' / 'boot2-restore-console.log')
 
-	def oops_log(self) -> list:
+	def oops_log(self) -> tuple:
 		lines = self.INT3.read_text().splitlines()
 		i = next(i for i, l in enumerate(lines) if 'Oops: int3' in l)
 		return lines, i
